@@ -1,0 +1,31 @@
+# Two entry points: `make repro` rebuilds the pipeline, `make test` runs the tests.
+# Both create .venv on first use; later runs reinstall only when pyproject.toml changes.
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+# torch is installed first, at the version pyproject.toml pins, so pip never resolves a CUDA build.
+TORCH  := $(shell grep -o '"torch==[^"]*"' pyproject.toml | tr -d '"')
+
+.PHONY: setup repro test bench clean
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check '$(TORCH)'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	touch $(STAMP)
+
+# CORPUS=DIR points the `corpus` DVC remote at a local mirror (written to .dvc/config.local only).
+repro: setup
+	@if [ -n "$(CORPUS)" ]; then $(BIN)/dvc remote modify --local corpus url "$$(realpath $(CORPUS))"; fi
+	$(BIN)/dvc repro
+
+test: setup
+	$(BIN)/python -m pytest
+
+bench: setup
+	$(BIN)/attention-lab bench
+
+clean:
+	rm -rf $(VENV)
