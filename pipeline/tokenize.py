@@ -18,7 +18,7 @@ def main() -> None:
     corpus = load_section(args.params, "corpus", CorpusParams)
     params = load_section(args.params, "tokenize", TokenizeParams)
     splits, report = tokenize_corpus(args.corpus, corpus, params)
-    save_splits(args.out, splits)
+    save_splits(args.out, splits, params)
     write_json(args.report, report)
 
 

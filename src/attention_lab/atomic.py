@@ -19,6 +19,9 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
     tmp = Path(tmp_name)
+    umask = os.umask(0)
+    os.umask(umask)
+    tmp.chmod(0o666 & ~umask)  # mkstemp creates 0600; outputs get the usual permissions
     try:
         yield tmp
         with open(tmp, "rb+") as handle:  # flush to disk before the rename makes it visible

@@ -167,6 +167,8 @@ def make_attention(kind: str, query_size: int, key_size: int, hidden_size: int, 
                    max_keys: int = 0) -> Attention:
     """The scorer `kind`, for queries of `query_size` and keys of `key_size` features."""
     check_attention(kind, query_size, key_size)
+    if kind == "location" and max_keys < 1:
+        raise ValueError(f"location attention needs max_keys >= 1, got {max_keys}")
     if kind == "additive":
         return AdditiveAttention(query_size, key_size, hidden_size, dropout)
     if kind == "dot":

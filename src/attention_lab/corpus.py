@@ -8,6 +8,7 @@ stay one token.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import zipfile
 import zlib
@@ -18,8 +19,8 @@ from pathlib import Path, PurePosixPath
 import numpy as np
 import pandas as pd
 
-from attention_lab.atomic import atomic_path
-from attention_lab.config import param
+from attention_lab.atomic import atomic_path, write_json
+from attention_lab.config import from_mapping, param, to_dict
 from attention_lab.errors import UserError
 
 MEMBERS = ("fra-eng/fra.txt", "fra.txt")
@@ -226,10 +227,22 @@ def tokenize_corpus(zip_path: str | Path, corpus: CorpusParams,
     return splits, report
 
 
-def save_splits(directory: str | Path, splits: dict[str, pd.DataFrame]) -> None:
+def save_splits(directory: str | Path, splits: dict[str, pd.DataFrame], params: TokenizeParams) -> None:
+    """The split files, plus the settings later stages must match (e.g. lowercasing)."""
     for name, frame in splits.items():
         with atomic_path(Path(directory) / f"{name}.parquet") as tmp:
             frame.to_parquet(tmp, index=False)
+    write_json(Path(directory) / "settings.json", to_dict(params))
+
+
+def load_settings(directory: str | Path) -> TokenizeParams:
+    path = Path(directory) / "settings.json"
+    try:
+        return from_mapping(TokenizeParams, json.loads(path.read_text(encoding="utf-8")), str(path))
+    except FileNotFoundError:
+        raise CorpusError(f"{path}: missing (run the tokenize stage first)") from None
+    except ValueError as exc:
+        raise CorpusError(f"{path}: not valid JSON ({exc})") from None
 
 
 def load_split(directory: str | Path, name: str) -> pd.DataFrame:

@@ -85,3 +85,15 @@ def lines(x: np.ndarray | Sequence[float], series: Mapping[str, Sequence[float]]
         ax.legend()
     ax.grid(alpha=0.3)
     return figure
+
+
+def regression_fit(x: np.ndarray | Sequence[float], truth: Sequence[float], prediction: Sequence[float],
+                   x_train: np.ndarray | Sequence[float], y_train: Sequence[float], title: str = "",
+                   xlabel: str = "x", ylabel: str = "y") -> Figure:
+    """A regression's predictions and the true function over test inputs x (Q,), with the training
+    samples x_train, y_train (K,) as dots (d2l §11.2's fit plots)."""
+    figure = lines(x, {"Truth": truth, "Prediction": prediction}, title=title, xlabel=xlabel, ylabel=ylabel)
+    ax = figure.axes[0]
+    ax.plot(x_train, y_train, "o", alpha=0.5, label="Samples")
+    ax.legend()
+    return figure

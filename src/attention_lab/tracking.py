@@ -7,6 +7,7 @@ file store is deprecated in 3.x and never used as a fallback.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from collections.abc import Iterator, Mapping
@@ -176,3 +177,14 @@ class Run:
     def finish(self, status: str = "FINISHED") -> None:
         if self.client:
             self.client.set_terminated(self.run_id, status)
+
+
+def recorded_run_id(model_dir: str | Path) -> str | None:
+    """The MLflow run id the training stage recorded beside its model, if any."""
+    path = Path(model_dir) / "mlflow_run.json"
+    try:
+        return json.loads(path.read_text())["run_id"]
+    except FileNotFoundError:
+        return None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise TrackingError(f"{path}: unreadable ({exc})") from None

@@ -1,0 +1,50 @@
+"""Stage `train_nw`: Nadaraya-Watson kernel regression (d2l §11.2) -> metrics, figures, models."""
+
+import argparse
+import logging
+import warnings
+from pathlib import Path
+
+from attention_lab.atomic import write_json
+from attention_lab.config import flatten, load_section, to_dict
+from attention_lab.errors import run_main
+from attention_lab.nadaraya_watson import NWParams, figures, run_experiment, save_models
+from attention_lab.plotting import save_figure
+from attention_lab.tracking import MlflowParams, Run
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--params", default="params.yaml")
+    parser.add_argument("--out-reports", required=True, help="folder for metrics.json and figures/*.png")
+    parser.add_argument("--out-models", required=True, help="folder for parametric.pt and estimators.json")
+    args = parser.parse_args()
+    params = load_section(args.params, "train_nw", NWParams)
+    mlflow_params = load_section(args.params, "mlflow", MlflowParams)
+    reports = Path(args.out_reports)
+    # One fit per seed would repeat Lightning's device banner `repeats` times; the full batch
+    # lives in memory, so the loader needs no workers.
+    logging.getLogger("pytorch_lightning.utilities.rank_zero").setLevel(logging.WARNING)
+    warnings.filterwarnings("ignore", ".*does not have many workers.*")
+
+    run = Run.create(mlflow_params, "train_nw")
+    try:
+        run.log_params(flatten({"train_nw": to_dict(params)}))
+        experiment = run_experiment(params)
+        metrics = experiment.metrics()
+        write_json(reports / "metrics.json", metrics)
+        save_models(experiment, args.out_models)
+        for name, figure in figures(experiment).items():
+            save_figure(figure, reports / "figures" / f"{name}.png")
+            run.log_figure(figure, f"figures/{name}.png")
+        run.log_metrics(flatten(metrics))
+        for step, loss in enumerate(experiment.main.model.losses):
+            run.log_metrics({"train/loss": loss}, step)
+    except BaseException:
+        run.finish("FAILED")
+        raise
+    run.finish()
+
+
+if __name__ == "__main__":
+    run_main(main)

@@ -1,0 +1,86 @@
+"""BLEU: d2l's sentence-level definition (§10.7) and sacrebleu's corpus-level scores.
+
+d2l's BLEU (after Papineni et al. 2002) on space-tokenized strings:
+`exp(min(0, 1 - len_label / len_pred)) * prod_{n=1..k} p_n ** (1 / 2**n)`, where p_n is the clipped
+n-gram precision. Corpus scores use sacrebleu (Post 2018) with every reference of each source.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+
+import sacrebleu
+import torch
+from torchmetrics import Metric
+
+# The sentences of d2l §10.7.3's table, as the corpus normalises them.
+D2L_EXAMPLES = (("go .", "va !"), ("i lost .", "j'ai perdu ."), ("he's calm .", "il est calme ."),
+                ("i'm home .", "je suis chez moi ."))
+
+
+def d2l_bleu(pred: str, label: str, k: int = 2) -> float:
+    """d2l's BLEU of one prediction against one label, with n-grams up to `k`.
+
+    A prediction with fewer than `k` tokens has no `k`-grams and scores 0 (d2l divides by zero).
+    """
+    pred_tokens, label_tokens = pred.split(), label.split()
+    if len(pred_tokens) < k:
+        return 0.0
+    score = math.exp(min(0.0, 1 - len(label_tokens) / len(pred_tokens)))
+    for n in range(1, k + 1):
+        label_ngrams = Counter(tuple(label_tokens[i : i + n]) for i in range(len(label_tokens) - n + 1))
+        pred_ngrams = Counter(tuple(pred_tokens[i : i + n]) for i in range(len(pred_tokens) - n + 1))
+        matches = sum(min(count, label_ngrams[gram]) for gram, count in pred_ngrams.items())
+        score *= (matches / (len(pred_tokens) - n + 1)) ** (0.5**n)
+    return score
+
+
+def _reference_streams(refs: Sequence[Sequence[str]]) -> list[list[str | None]]:
+    """Per-source reference lists -> sacrebleu's streams, `None` where a source has fewer."""
+    width = max((len(r) for r in refs), default=0)
+    return [[r[i] if i < len(r) else None for r in refs] for i in range(width)]
+
+
+def corpus_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], lowercase: bool) -> dict:
+    """Corpus BLEU (13a) against all references and against the first only, chrF, and signatures.
+
+    hyps: one detokenized hypothesis per source; refs: each source's detokenized references.
+    """
+    bleu = sacrebleu.BLEU(tokenize="13a", lowercase=lowercase)
+    chrf = sacrebleu.CHRF(lowercase=lowercase)
+    streams = _reference_streams(refs)
+    multi = bleu.corpus_score(list(hyps), streams)
+    single = sacrebleu.BLEU(tokenize="13a", lowercase=lowercase).corpus_score(list(hyps), [[r[0] for r in refs]])
+    return {"bleu": round(multi.score, 3), "bleu_single_ref": round(single.score, 3),
+            "chrf": round(chrf.corpus_score(list(hyps), streams).score, 3),
+            "bleu_precisions": [round(p, 3) for p in multi.precisions], "brevity_penalty": round(multi.bp, 4),
+            "signature": {"bleu": str(bleu.get_signature()), "chrf": str(chrf.get_signature())}}
+
+
+def sentence_bleu(hyp: str, refs: Sequence[str], lowercase: bool) -> float:
+    return round(sacrebleu.sentence_bleu(hyp, list(refs), tokenize="13a", lowercase=lowercase).score, 3)
+
+
+class CorpusBLEU(Metric):
+    """sacrebleu's corpus BLEU accumulated over batches (and DDP ranks) through its sufficient
+    statistics, so validation BLEU equals `corpus_scores` on the same sentences."""
+
+    full_state_update = False
+
+    def __init__(self, lowercase: bool) -> None:
+        super().__init__()
+        self.bleu = sacrebleu.BLEU(tokenize="13a", lowercase=lowercase)
+        # sys_len, ref_len, 4 n-gram match counts, 4 n-gram totals
+        self.add_state("stats", torch.zeros(10, dtype=torch.float64), dist_reduce_fx="sum")
+
+    def update(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> None:
+        score = self.bleu.corpus_score(list(hyps), _reference_streams(refs))
+        self.stats += torch.tensor([score.sys_len, score.ref_len, *score.counts, *score.totals],
+                                   dtype=torch.float64, device=self.stats.device)
+
+    def compute(self) -> torch.Tensor:
+        sys_len, ref_len, *counts = (int(v) for v in self.stats.tolist())
+        score = sacrebleu.BLEU.compute_bleu(counts[:4], counts[4:], sys_len, ref_len, smooth_method="exp")
+        return torch.tensor(score.score)

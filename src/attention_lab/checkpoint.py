@@ -1,0 +1,76 @@
+"""The exported model file: weights, config and vocabularies in plain tensors, lists and dicts.
+
+Loading uses `torch.load(weights_only=True)`, which refuses pickled code, so a model file from
+an untrusted source cannot run anything; no module is ever pickled.
+"""
+
+from __future__ import annotations
+
+import pickle
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from attention_lab.atomic import atomic_path
+from attention_lab.config import ConfigError, from_mapping, to_dict
+from attention_lab.errors import UserError
+from attention_lab.model import ModelParams, Seq2Seq
+from attention_lab.vocab import Vocab
+
+FORMAT = "attention-lab/seq2seq"
+VERSION = 1
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    model: Seq2Seq
+    src_vocab: Vocab
+    tgt_vocab: Vocab
+    lowercase: bool  # how the training corpus was normalised
+    max_len: int  # tokens per source sentence, <eos> included
+
+
+def save_model(path: str | Path, model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, lowercase: bool,
+               max_len: int) -> None:
+    payload = {"format": FORMAT, "version": VERSION, "model": to_dict(model.params), "max_len": max_len,
+               "lowercase": lowercase, "src_vocab": list(src_vocab.tokens), "tgt_vocab": list(tgt_vocab.tokens),
+               "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()}}
+    with atomic_path(path) as tmp:
+        torch.save(payload, tmp)
+
+
+def load_model(path: str | Path, device: str | torch.device = "cpu") -> LoadedModel:
+    """Load a model file in eval mode; every failure is a one-line `UserError` naming the file."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "model.pt"
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such model file (train one with `dvc repro train_seq2seq`)") from None
+    except pickle.UnpicklingError as exc:
+        reason = str(exc).strip().splitlines()[0][:160]
+        raise UserError(f"{path}: refusing to load: not a plain weights file ({reason})") from None
+    except (RuntimeError, EOFError, OSError, ValueError, zipfile.BadZipFile) as exc:
+        raise UserError(f"{path}: corrupt or truncated model file ({str(exc).splitlines()[0][:160]})") from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise UserError(f"{path}: not an attention-lab model file")
+    if payload.get("version") != VERSION:
+        raise UserError(f"{path}: model file version {payload.get('version')!r}, this code reads {VERSION}")
+    try:
+        params = from_mapping(ModelParams, payload["model"], "model")
+        src_vocab, tgt_vocab = Vocab(tuple(payload["src_vocab"])), Vocab(tuple(payload["tgt_vocab"]))
+        state = payload["state_dict"]
+        sizes = {"source": (len(src_vocab), state["encoder.embedding.weight"].shape[0]),
+                 "target": (len(tgt_vocab), state["decoder.embedding.weight"].shape[0])}
+        for side, (vocab_size, rows) in sizes.items():
+            if vocab_size != rows:
+                raise UserError(f"{path}: {side} vocabulary has {vocab_size} tokens but the weights expect {rows}")
+        max_src_len = int(payload["max_len"])
+        model = Seq2Seq(params, len(src_vocab), len(tgt_vocab), max_src_len)
+        model.load_state_dict(state)
+    except (ConfigError, KeyError, TypeError, ValueError, RuntimeError) as exc:
+        raise UserError(f"{path}: inconsistent model file ({str(exc).splitlines()[0][:200]})") from None
+    return LoadedModel(model.to(device).eval(), src_vocab, tgt_vocab, bool(payload["lowercase"]), max_src_len)

@@ -1,0 +1,142 @@
+"""`attention-lab`: translate with a trained model, or benchmark training and decoding speed."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from attention_lab.errors import UserError, run_main
+
+EPILOG = """examples:
+  attention-lab translate "I lost." "He's calm."
+  attention-lab translate --beam 1 --heatmap lost.png "I lost."
+  attention-lab translate --input english.txt --output french.txt
+  echo "Go." | attention-lab translate
+  attention-lab bench --epochs 20"""
+
+
+def read_sentences(args: argparse.Namespace) -> list[str]:
+    """Sentences from the arguments, `--input FILE` (`-` = stdin) or piped stdin, one per line."""
+    if args.sentences and args.input:
+        raise UserError("give sentences as arguments or with --input, not both")
+    if args.sentences:
+        lines = args.sentences
+        for i, line in enumerate(lines, 1):
+            if not line.strip():
+                raise UserError(f"sentence {i} is empty")
+        return lines
+    if args.input and args.input != "-":
+        try:
+            text = Path(args.input).read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise UserError(f"{args.input}: no such input file") from None
+        except UnicodeDecodeError as exc:
+            raise UserError(f"{args.input}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    elif args.input == "-" or not sys.stdin.isatty():
+        text = sys.stdin.read()
+    else:
+        raise UserError("nothing to translate: give sentences, --input FILE, or pipe text in")
+    lines = text.splitlines()
+    if not any(line.strip() for line in lines):
+        raise UserError(f"{args.input or 'stdin'}: empty input")
+    return lines
+
+
+def translate(args: argparse.Namespace) -> None:
+    from attention_lab.atomic import write_text
+    from attention_lab.config import from_mapping
+    from attention_lab.heatmaps import panel
+    from attention_lab.plotting import heatmap_grid, save_figure
+    from attention_lab.translator import SearchParams, Translator
+    from attention_lab.vocab import UNK
+
+    lines = read_sentences(args)
+    search = from_mapping(SearchParams, {"beam_size": args.beam, "length_penalty": args.length_penalty,
+                                         "max_len_ratio": args.max_len_ratio, "batch_size": args.batch_size},
+                          "translate")
+    translator = Translator.load(args.model, args.device)
+    indices = [i for i, line in enumerate(lines) if line.strip()]  # blank lines stay blank
+    results = translator.translate([lines[i] for i in indices], search)
+    outputs = [""] * len(lines)
+    for i, result in zip(indices, results):
+        outputs[i] = result.text
+        words = translator.tokenize(result.source)
+        if result.truncated:
+            print(f"warning: line {i + 1} has {len(words)} tokens; the model reads the first "
+                  f"{translator.loaded.max_len - 1}", file=sys.stderr)
+        unknown = [w for w, t in zip(words, result.src_tokens) if t == UNK]
+        if unknown:
+            print(f"note: line {i + 1}: unknown words read as {UNK}: {' '.join(unknown)}", file=sys.stderr)
+    text = "\n".join(outputs) + "\n"
+    if args.output:
+        write_text(args.output, text)
+    else:
+        sys.stdout.write(text)
+    if args.heatmap:
+        figure = heatmap_grid([panel(r, r.source) for r in results], ncols=min(len(results), 3),
+                              xlabel="source", ylabel="output")
+        save_figure(figure, args.heatmap)
+
+
+def bench(args: argparse.Namespace) -> None:
+    from attention_lab.bench import BenchOptions, run_benchmark
+
+    report = run_benchmark(BenchOptions(
+        params=args.params, overrides=tuple(args.set), corpus=args.corpus, pairs=args.pairs, epochs=args.epochs,
+        model=args.model, data=args.data, beam_size=args.beam, decode_sentences=args.decode_sentences,
+        one_by_one=args.one_by_one))
+    print(json.dumps(report, indent=2))
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="attention-lab", description=__doc__, epilog=EPILOG,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    t = commands.add_parser("translate", help="translate English to French")
+    t.add_argument("sentences", nargs="*", help="English sentences (or use --input / stdin)")
+    t.add_argument("--model", default="models/seq2seq", help="model.pt or its folder (default: %(default)s)")
+    t.add_argument("--beam", type=positive_int, default=4, help="beam size; 1 = greedy (default: %(default)s)")
+    t.add_argument("--length-penalty", type=float, default=0.6, help="GNMT alpha (default: %(default)s)")
+    t.add_argument("--max-len-ratio", type=float, default=2.0, help="output/source length cap (default: %(default)s)")
+    t.add_argument("--batch-size", type=positive_int, default=128)
+    t.add_argument("--input", help="file with one sentence per line, - for stdin")
+    t.add_argument("--output", help="write translations here instead of stdout")
+    t.add_argument("--heatmap", help="save the attention heatmap(s) to this PNG")
+    t.add_argument("--device", default=None, help="cpu or cuda (default: cuda when available)")
+    t.set_defaults(func=translate)
+
+    b = commands.add_parser("bench", help="measure training and decoding throughput, print JSON")
+    b.add_argument("--params", default=None, help="take train_seq2seq from this params.yaml "
+                                                  "(default: d2l's seed configuration)")
+    b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a train_seq2seq param, e.g. --set model.hidden_size=256")
+    b.add_argument("--corpus", default="data/fra-eng.zip", help="corpus zip (default: %(default)s)")
+    b.add_argument("--pairs", type=positive_int, default=600, help="first N pairs to train on (default: %(default)s)")
+    b.add_argument("--epochs", type=positive_int, default=20, help="training epochs (default: %(default)s)")
+    b.add_argument("--model", default=None, help="decode with this model instead of the benchmark's")
+    b.add_argument("--data", default=None, help="tokenized splits whose test split --model decodes")
+    b.add_argument("--beam", type=positive_int, default=4)
+    b.add_argument("--decode-sentences", type=positive_int, default=None, help="cap on test sources decoded")
+    b.add_argument("--one-by-one", type=positive_int, default=200,
+                   help="sentences decoded one at a time for the batching speed-up (default: %(default)s)")
+    b.set_defaults(func=bench)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    run_main(lambda: args.func(args))
+
+
+if __name__ == "__main__":
+    main()

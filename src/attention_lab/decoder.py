@@ -1,0 +1,121 @@
+"""Attention decoders: Bahdanau (additive, attend-then-step) and Luong (step-then-attend).
+
+Both share one `step()` used by teacher forcing, greedy and beam search. The encoder outputs are
+turned into attention keys once per batch (`init_state`), and the output layer runs once over
+all steps of teacher forcing rather than inside the loop.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import torch
+from torch import Tensor, nn
+
+from attention_lab.attention import make_attention
+from attention_lab.encoder import RNNS, RNNState
+from attention_lab.vocab import PAD_ID
+
+
+class DecoderState(NamedTuple):
+    hidden: RNNState  # (L, B, H), or (h, c) for LSTM
+    keys: Tensor  # (B, S, ·) encoder outputs prepared by the attention scorer
+    values: Tensor  # (B, S, Dk) encoder outputs
+    src_len: Tensor  # (B,)
+
+    def select(self, index: Tensor) -> DecoderState:
+        """The states of batch rows `index` (N,): how beam search reorders and expands beams."""
+        hidden = (tuple(h.index_select(1, index) for h in self.hidden) if isinstance(self.hidden, tuple)
+                  else self.hidden.index_select(1, index))
+        return DecoderState(hidden, self.keys.index_select(0, index), self.values.index_select(0, index),
+                            self.src_len.index_select(0, index))
+
+
+def top_layer(hidden: RNNState) -> Tensor:
+    """The last layer's hidden state (B, H) of a GRU or LSTM state."""
+    return (hidden[0] if isinstance(hidden, tuple) else hidden)[-1]
+
+
+class Decoder(nn.Module):
+    """Shared parts: target embedding, RNN, attention and output layer.
+
+    Subclasses define `step(tokens (B, T), state) -> features (B, T, H), state, weights (B, T, S)`,
+    whether the RNN reads the attention context (`context_input`) and whether teacher forcing may
+    run all steps at once (`parallel`).
+    """
+
+    parallel = False
+    context_input = False
+
+    def __init__(self, *, vocab_size: int, embed_size: int, hidden_size: int, key_size: int, num_layers: int,
+                 dropout: float, rnn: str, attention: str, attention_size: int, max_src_len: int) -> None:
+        super().__init__()
+        self.hidden_size, self.key_size = hidden_size, key_size
+        self.embedding = nn.Embedding(vocab_size, embed_size, padding_idx=PAD_ID)
+        self.attention = make_attention(attention, hidden_size, key_size, attention_size, dropout, max_src_len)
+        rnn_input_size = embed_size + (key_size if self.context_input else 0)
+        self.rnn = RNNS[rnn](rnn_input_size, hidden_size, num_layers, batch_first=True,
+                             dropout=dropout if num_layers > 1 else 0.0)
+        self.output = nn.Linear(hidden_size, vocab_size)
+
+    def init_state(self, enc_outputs: Tensor, enc_state: RNNState, src_len: Tensor) -> DecoderState:
+        """enc_outputs (B, S, Dk), enc_state (L, B, H), src_len (B,) -> the state before step 1."""
+        return DecoderState(enc_state, self.attention.prepare_keys(enc_outputs), enc_outputs, src_len)
+
+    def step(self, tokens: Tensor, state: DecoderState,
+             need_weights: bool = True) -> tuple[Tensor, DecoderState, Tensor | None]:
+        raise NotImplementedError
+
+    def forward(self, tgt_in: Tensor, state: DecoderState) -> Tensor:
+        """Teacher forcing: decoder inputs (B, T) (`<bos>` + target) -> logits (B, T, V)."""
+        if self.parallel:
+            features = self.step(tgt_in, state, need_weights=False)[0]  # (B, T, H)
+        else:
+            steps = []
+            for t in range(tgt_in.shape[1]):
+                out, state, _ = self.step(tgt_in[:, t : t + 1], state, need_weights=False)
+                steps.append(out)
+            features = torch.cat(steps, dim=1)  # (B, T, H)
+        return self.output(features)  # (B, T, V)
+
+
+class BahdanauDecoder(Decoder):
+    """Bahdanau et al. 2014 §3.1 and A.2.2 (d2l §11.4): the query is the previous top-layer state
+    s_{t-1}, the context c_t attends over the encoder outputs, the RNN reads [e(y_{t-1}); c_t] and
+    the output layer reads the RNN output. One step at a time, since c_t needs s_{t-1}."""
+
+    context_input = True
+
+    def step(self, tokens: Tensor, state: DecoderState,
+             need_weights: bool = True) -> tuple[Tensor, DecoderState, Tensor | None]:
+        """tokens (B, 1) -> RNN output (B, 1, H), next state, weights (B, 1, S)."""
+        if tokens.shape[1] != 1:
+            raise ValueError(f"the Bahdanau decoder steps one token at a time, got {tokens.shape[1]}")
+        query = top_layer(state.hidden)[:, None, :]  # (B, 1, H)
+        context, weights = self.attention.attend(query, state.keys, state.values, state.src_len, need_weights)
+        inputs = torch.cat([self.embedding(tokens), context], dim=-1)  # (B, 1, E + Dk)
+        outputs, hidden = self.rnn(inputs, state.hidden)  # (B, 1, H)
+        return outputs, state._replace(hidden=hidden), weights
+
+
+class LuongDecoder(Decoder):
+    """Luong et al. 2015 §3 (global attention): the RNN steps first, its output s_t is the query,
+    and `s̃_t = tanh(W_c [c_t; s_t])` feeds the output layer. Without input feeding (§3.3) the RNN
+    never waits for attention, so teacher forcing runs every step in one call."""
+
+    parallel = True
+
+    def __init__(self, **sizes: int | float | str) -> None:
+        super().__init__(**sizes)
+        self.W_c = nn.Linear(self.key_size + self.hidden_size, self.hidden_size, bias=False)
+
+    def step(self, tokens: Tensor, state: DecoderState,
+             need_weights: bool = True) -> tuple[Tensor, DecoderState, Tensor | None]:
+        """tokens (B, T) -> attentional states s̃ (B, T, H), next state, weights (B, T, S)."""
+        outputs, hidden = self.rnn(self.embedding(tokens), state.hidden)  # (B, T, H)
+        context, weights = self.attention.attend(outputs, state.keys, state.values, state.src_len, need_weights)
+        features = torch.tanh(self.W_c(torch.cat([context, outputs], dim=-1)))  # (B, T, H)
+        return features, state._replace(hidden=hidden), weights
+
+
+DECODERS = {"bahdanau": BahdanauDecoder, "luong": LuongDecoder}

@@ -1,0 +1,72 @@
+"""The encoder-decoder translation model (Sutskever et al. 2014; with attention, Bahdanau et al.
+2014 and Luong et al. 2015), a plain `nn.Module`, and its validated config."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from torch import Tensor, nn
+
+from attention_lab.attention import check_attention
+from attention_lab.config import param
+from attention_lab.decoder import DECODERS, DecoderState
+from attention_lab.encoder import Encoder
+
+
+@dataclass(frozen=True)
+class ModelParams:
+    rnn: Literal["gru", "lstm"] = "gru"
+    embed_size: int = param(32, ge=1)
+    hidden_size: int = param(32, ge=1)
+    num_layers: int = param(2, ge=1)
+    dropout: float = param(0.1, ge=0, lt=1)
+    bidirectional: bool = False
+    decoder: Literal["bahdanau", "luong"] = "bahdanau"
+    attention: Literal["additive", "dot", "scaled_dot", "general", "location"] = "additive"
+    attention_size: int | None = param(None, ge=1)  # additive scorer's hidden size; null = hidden_size
+
+    def validate(self) -> None:
+        try:
+            check_attention(self.attention, self.hidden_size, self.key_size)
+        except ValueError as exc:
+            suffix = " (the encoder is bidirectional)" if self.bidirectional else ""
+            raise ValueError(f"attention: {exc}{suffix}") from None
+
+    @property
+    def key_size(self) -> int:
+        return self.hidden_size * (2 if self.bidirectional else 1)
+
+
+class Seq2Seq(nn.Module):
+    """Encoder + attention decoder. `max_src_len` bounds sources for location attention."""
+
+    def __init__(self, params: ModelParams, src_vocab_size: int, tgt_vocab_size: int, max_src_len: int) -> None:
+        super().__init__()
+        self.params = params
+        self.encoder = Encoder(src_vocab_size, params.embed_size, params.hidden_size, params.num_layers,
+                               params.dropout, params.rnn, params.bidirectional)
+        self.decoder = DECODERS[params.decoder](
+            vocab_size=tgt_vocab_size, embed_size=params.embed_size, hidden_size=params.hidden_size,
+            key_size=params.key_size, num_layers=params.num_layers, dropout=params.dropout, rnn=params.rnn,
+            attention=params.attention, attention_size=params.attention_size or params.hidden_size,
+            max_src_len=max_src_len)
+        self.apply(xavier_init)
+
+    def encode(self, src: Tensor, src_len: Tensor) -> DecoderState:
+        """src (B, S), src_len (B,) -> the decoder's initial state."""
+        return self.decoder.init_state(*self.encoder(src, src_len), src_len)
+
+    def forward(self, src: Tensor, src_len: Tensor, tgt_in: Tensor) -> Tensor:
+        """Teacher-forced logits (B, T, V) for sources (B, S) and decoder inputs (B, T)."""
+        return self.decoder(tgt_in, self.encode(src, src_len))
+
+
+def xavier_init(module: nn.Module) -> None:
+    """d2l's `xavier_init_weights`: Xavier-uniform linear and recurrent weight matrices."""
+    if isinstance(module, nn.Linear):
+        nn.init.xavier_uniform_(module.weight)
+    elif isinstance(module, (nn.GRU, nn.LSTM)):
+        for name, weight in module.named_parameters():
+            if name.startswith("weight"):
+                nn.init.xavier_uniform_(weight)

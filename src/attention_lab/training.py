@@ -1,0 +1,177 @@
+"""`train_seq2seq(params, ...)`: the whole training run behind the `train_seq2seq` stage.
+
+Builds the data, model and Trainer from params, resumes an interrupted run of the same config
+from its last checkpoint, records the run in MLflow, and exports the best model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import pytorch_lightning as pl
+import torch
+from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint
+from pytorch_lightning.utilities import rank_zero_only
+
+from attention_lab import tracking
+from attention_lab.atomic import write_json
+from attention_lab.callbacks import AtomicCheckpointIO, History
+from attention_lab.checkpoint import save_model
+from attention_lab.config import flatten, param, to_dict
+from attention_lab.corpus import load_settings
+from attention_lab.datamodule import DataParams, TranslationDataModule
+from attention_lab.model import ModelParams, Seq2Seq
+from attention_lab.seq2seq import OptimParams, Seq2SeqModule
+from attention_lab.vocab import Vocab
+
+MONITOR = "val/bleu"
+
+
+@dataclass(frozen=True)
+class TrainerParams:
+    accelerator: Literal["auto", "cpu", "gpu", "cuda", "mps"] = "auto"
+    devices: int | Literal["auto"] = param("auto", ge=1)
+    strategy: Literal["auto", "ddp", "ddp_spawn"] = "auto"
+    num_nodes: int = param(1, ge=1)
+    precision: Literal["auto", "32-true", "bf16-mixed", "16-mixed", "64-true"] = "auto"  # auto: bf16 on CUDA
+    max_epochs: int = param(250, ge=1)
+    max_time: str | None = None  # "DD:HH:MM:SS" wall-clock cap; null = none
+    early_stopping_patience: int | None = param(None, ge=1)  # validations without a better val/bleu
+    log_every_n_steps: int = param(50, ge=1)
+    progress_bar: bool = True
+
+    def validate(self) -> None:
+        if self.max_time is not None and not re.fullmatch(r"\d+:\d\d:\d\d:\d\d", self.max_time):
+            raise ValueError(f"max_time: expected DD:HH:MM:SS, got {self.max_time!r}")
+
+
+@dataclass(frozen=True)
+class Seq2SeqParams:
+    seed: int = 0
+    data: DataParams = field(default_factory=DataParams)
+    model: ModelParams = field(default_factory=ModelParams)
+    optim: OptimParams = field(default_factory=OptimParams)
+    trainer: TrainerParams = field(default_factory=TrainerParams)
+
+
+@dataclass(frozen=True)
+class TrainPaths:
+    data: Path  # tokenized splits
+    vocab: Path  # src.json, tgt.json
+    out: Path  # model.pt, mlflow_run.json, checkpoints/
+    reports: Path  # history.csv, metrics.json
+
+    @property
+    def checkpoints(self) -> Path:
+        return self.out / "checkpoints"
+
+
+def resolve_precision(precision: str, accelerator: str) -> str:
+    """`auto` is full precision on the CPU and bf16 autocast on CUDA."""
+    if precision != "auto":
+        return precision
+    on_cuda = accelerator in ("auto", "gpu", "cuda") and torch.cuda.is_available()
+    return "bf16-mixed" if on_cuda else "32-true"
+
+
+def fingerprint(params: Seq2SeqParams, inputs: list[Path]) -> str:
+    """What a checkpoint must match to be resumed: the whole config and the input files' bytes."""
+    digest = hashlib.sha256(json.dumps(to_dict(params), sort_keys=True).encode())
+    for path in inputs:
+        digest.update(path.name.encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def prepare_checkpoints(directory: Path, run_fingerprint: str) -> tuple[Path | None, str | None]:
+    """(checkpoint to resume, its MLflow run id), or (None, None) for a fresh start.
+
+    Only rank 0 wipes a stale folder; other ranks just read the same decision.
+    """
+    state_file, last = directory / "run.json", directory / "last.ckpt"
+    try:
+        state = json.loads(state_file.read_text())
+    except (OSError, ValueError):
+        state = {}
+    if state.get("fingerprint") == run_fingerprint and last.is_file():
+        return last, state.get("mlflow_run_id")
+    if rank_zero_only.rank == 0:
+        shutil.rmtree(directory, ignore_errors=True)
+        write_json(state_file, {"fingerprint": run_fingerprint, "mlflow_run_id": None})
+    return None, None
+
+
+def make_logger(mlflow: tracking.MlflowParams, run_id: str | None) -> pl.loggers.MLFlowLogger | None:
+    if not mlflow.enabled:
+        return None
+    uri = tracking.tracking_uri()
+    if rank_zero_only.rank == 0:
+        tracking.ensure_experiment(tracking.client(uri), mlflow.experiment)
+    return pl.loggers.MLFlowLogger(experiment_name=mlflow.experiment, tracking_uri=uri, run_id=run_id,
+                                   run_name="train_seq2seq", tags=tracking.run_tags("train_seq2seq"))
+
+
+def train_seq2seq(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: TrainPaths) -> dict | None:
+    """Train, export `model.pt` and write the reports; returns the metrics (None on ranks > 0)."""
+    pl.seed_everything(params.seed, workers=True)
+    src_vocab, tgt_vocab = Vocab.load(paths.vocab / "src.json"), Vocab.load(paths.vocab / "tgt.json")
+    lowercase = load_settings(paths.data).lowercase
+    datamodule = TranslationDataModule(paths.data, src_vocab, tgt_vocab, params.data, params.seed)
+    model = Seq2Seq(params.model, len(src_vocab), len(tgt_vocab), params.data.max_len)
+    module = Seq2SeqModule(model, params.optim, tgt_vocab, lowercase, params.data.max_len)
+
+    inputs = [paths.data / f"{n}.parquet" for n in ("train", "valid")] + [paths.vocab / f"{n}.json" for n in ("src", "tgt")]
+    run_fingerprint = fingerprint(params, inputs)
+    resume, run_id = prepare_checkpoints(paths.checkpoints, run_fingerprint)
+    logger = make_logger(mlflow, run_id)
+    if logger is not None and rank_zero_only.rank == 0:
+        write_json(paths.checkpoints / "run.json", {"fingerprint": run_fingerprint, "mlflow_run_id": logger.run_id})
+        logger.log_hyperparams(flatten(to_dict(params)))
+
+    checkpoint = ModelCheckpoint(dirpath=paths.checkpoints, filename="best", monitor=MONITOR, mode="max",
+                                 save_last=True, save_top_k=1, auto_insert_metric_name=False,
+                                 enable_version_counter=False)
+    callbacks: list[pl.Callback] = [checkpoint, History(paths.reports / "history.csv")]
+    if params.trainer.early_stopping_patience:
+        callbacks.append(EarlyStopping(MONITOR, mode="max", patience=params.trainer.early_stopping_patience))
+    datamodule.setup("fit")  # early, so bad data fails before the Trainer starts, and to size logging
+    steps_per_epoch = -(-len(datamodule.train_pairs) // params.data.batch_size)
+    trainer = pl.Trainer(
+        accelerator=params.trainer.accelerator, devices=params.trainer.devices, strategy=params.trainer.strategy,
+        num_nodes=params.trainer.num_nodes,
+        precision=resolve_precision(params.trainer.precision, params.trainer.accelerator),
+        max_epochs=params.trainer.max_epochs, max_time=params.trainer.max_time, logger=logger or False,
+        callbacks=callbacks, gradient_clip_val=params.optim.grad_clip,
+        log_every_n_steps=min(params.trainer.log_every_n_steps, steps_per_epoch), enable_progress_bar=params.trainer.progress_bar,
+        use_distributed_sampler=False, plugins=[AtomicCheckpointIO()], default_root_dir=paths.checkpoints)
+    trainer.fit(module, datamodule=datamodule, ckpt_path=resume, weights_only=True)
+    if not trainer.is_global_zero:
+        return None
+
+    if checkpoint.best_model_path:
+        best = torch.load(checkpoint.best_model_path, map_location="cpu", weights_only=True)
+        module.load_state_dict(best["state_dict"])
+    save_model(paths.out / "model.pt", module.model.cpu(), src_vocab, tgt_vocab, lowercase, params.data.max_len)
+    history = callbacks[1].rows
+    best_row = max(history, key=lambda r: r["val_bleu"]) if history else {}
+    timed = [r["tokens_per_s"] for r in history[1:] or history]  # the first epoch includes warm-up
+    metrics = {"epochs": len(history), "best_epoch": best_row.get("epoch"),
+               "train_loss": history[-1]["train_loss"] if history else None,
+               "val_loss": best_row.get("val_loss"), "val_ppl": best_row.get("val_ppl"),
+               "val_bleu": best_row.get("val_bleu"),
+               "tokens_per_s": round(sum(timed) / len(timed), 1) if timed else None,
+               "train_seconds": round(sum(r["train_seconds"] for r in history), 2),
+               "parameters": sum(p.numel() for p in module.model.parameters())}
+    write_json(paths.reports / "metrics.json", metrics)
+    run = tracking.Run(logger.experiment if logger else None, logger.run_id if logger else None)
+    write_json(paths.out / "mlflow_run.json", {"run_id": run.run_id, "experiment": mlflow.experiment})
+    for path, folder in ((paths.reports / "history.csv", "reports"), (paths.reports / "metrics.json", "reports"),
+                         (paths.out / "model.pt", "model")):
+        run.log_artifact(path, folder)
+    return metrics

@@ -1,0 +1,244 @@
+"""Tests for the attention scorers and masked softmax (attention_lab.attention).
+
+Sizes are deliberately unequal (B=3, Q=5, K=7, feature sizes 6/4/3) so that a transposed or
+broadcast-by-accident axis changes a shape or a value instead of passing silently.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from attention_lab.attention import KINDS, key_mask, make_attention, masked_softmax
+
+B, Q, K = 3, 5, 7
+DQ, DK, DV = 6, 4, 3  # dot and scaled_dot use DQ for keys too
+
+
+def build(kind: str, dropout: float = 0.0, max_keys: int = K) -> torch.nn.Module:
+    key_size = DQ if kind in ("dot", "scaled_dot") else DK
+    return make_attention(kind, DQ, key_size, hidden_size=8, dropout=dropout, max_keys=max_keys)
+
+
+def inputs(kind: str, dtype: torch.dtype = torch.float32, seed: int = 0) -> tuple[torch.Tensor, ...]:
+    """Queries (B, Q, DQ), keys (B, K, DK|DQ), values (B, K, DV)."""
+    generator = torch.Generator().manual_seed(seed)
+    key_size = DQ if kind in ("dot", "scaled_dot") else DK
+    queries = torch.randn(B, Q, DQ, generator=generator, dtype=dtype)
+    keys = torch.randn(B, K, key_size, generator=generator, dtype=dtype)
+    values = torch.randn(B, K, DV, generator=generator, dtype=dtype)
+    return queries, keys, values
+
+
+VALID_1D = torch.tensor([7, 3, 1])
+VALID_2D = torch.tensor([[1, 2, 3, 4, 5], [7, 7, 6, 2, 1], [3, 1, 4, 1, 5]])
+
+
+def beyond(valid_lens: torch.Tensor) -> torch.Tensor:
+    """True on padded keys, broadcast to (B, Q, K)."""
+    return ~key_mask(valid_lens, K).expand(B, Q, K)
+
+
+# ---------------------------------------------------------------------------------------------
+# d2l §11.3's toy examples: every key is the same, so the weights are uniform over the valid ones.
+
+
+def d2l_toy(query_size: int) -> tuple[torch.Tensor, ...]:
+    torch.manual_seed(0)
+    queries = torch.normal(0, 1, (2, 1, query_size))
+    keys = torch.ones((2, 10, 2))
+    values = torch.arange(40, dtype=torch.float32).reshape(1, 10, 4).repeat(2, 1, 1)
+    return queries, keys, values, torch.tensor([2, 6])
+
+
+@pytest.mark.parametrize("kind, query_size", [("additive", 20), ("scaled_dot", 2)])
+def test_d2l_toy_example_gives_uniform_weights_over_valid_keys(kind, query_size):
+    queries, keys, values, valid_lens = d2l_toy(query_size)
+    attention = make_attention(kind, query_size, 2, hidden_size=8, dropout=0.1).eval()
+    context = attention(queries, keys, values, valid_lens)
+    expected = torch.zeros(2, 1, 10)
+    expected[0, 0, :2] = 1 / 2
+    expected[1, 0, :6] = 1 / 6
+    torch.testing.assert_close(attention.attention_weights, expected)
+    assert (attention.attention_weights[0, 0, 2:] == 0).all()
+    assert (attention.attention_weights[1, 0, 6:] == 0).all()
+    # The mean of the valid value rows, as printed in d2l.
+    torch.testing.assert_close(context, torch.tensor([[[2.0, 3, 4, 5]], [[10.0, 11, 12, 13]]]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Weights: a distribution over the valid keys, exactly zero on padding.
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("valid_lens", [VALID_1D, VALID_2D], ids=["1d", "2d"])
+def test_weights_sum_to_one_and_are_exactly_zero_on_padding(kind, valid_lens):
+    attention = build(kind).eval()
+    context = attention(*inputs(kind), valid_lens)
+    weights = attention.attention_weights
+    assert context.shape == (B, Q, DV)
+    assert weights.shape == (B, Q, K)
+    torch.testing.assert_close(weights.sum(-1), torch.ones(B, Q))
+    assert (weights[beyond(valid_lens)] == 0).all()
+    assert (weights[~beyond(valid_lens)] > 0).all()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_valid_lens_means_every_key_counts(kind):
+    attention = build(kind).eval()
+    attention(*inputs(kind))
+    assert (attention.attention_weights > 0).all()
+    torch.testing.assert_close(attention.attention_weights.sum(-1), torch.ones(B, Q))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64])
+def test_masked_softmax_padding_is_exactly_zero_in_every_dtype(dtype):
+    scores = torch.randn(B, Q, K, generator=torch.Generator().manual_seed(1)).to(dtype)
+    weights = masked_softmax(scores, VALID_1D)
+    assert weights.dtype == dtype
+    assert (weights[beyond(VALID_1D)] == 0).all()
+    torch.testing.assert_close(weights.sum(-1).double(), torch.ones(B, Q, dtype=torch.float64),
+                               atol=1e-2, rtol=0)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("valid_lens", [torch.tensor([0, 3, 7]),
+                                        torch.tensor([[0, 2, 0, 7, 1], [0, 0, 0, 0, 0], [3, 1, 4, 0, 5]])],
+                         ids=["1d", "2d"])
+def test_valid_length_zero_gives_zero_row_and_finite_gradients(kind, valid_lens):
+    attention = build(kind).eval()
+    queries, keys, values = (t.requires_grad_() for t in inputs(kind))
+    context = attention(queries, keys, values, valid_lens)
+    empty = key_mask(valid_lens, K).expand(B, Q, K).any(-1) == 0  # (B, Q)
+    assert empty.any()
+    weights = attention.attention_weights
+    assert not weights.isnan().any() and not context.isnan().any()
+    assert (weights[empty] == 0).all()
+    assert (context[empty] == 0).all()
+    torch.testing.assert_close(weights[~empty].sum(-1), torch.ones(int((~empty).sum())))
+    (context * torch.randn_like(context)).sum().backward()
+    # Location attention scores positions, not key content, so keys get no gradient at all.
+    inputs_with_grad = (queries, values) if kind == "location" else (queries, keys, values)
+    for tensor in (*inputs_with_grad, *attention.parameters()):
+        assert tensor.grad is not None and tensor.grad.isfinite().all()
+
+
+# ---------------------------------------------------------------------------------------------
+# The fused path of scaled dot-product attention matches the explicit one.
+
+
+@pytest.mark.parametrize("valid_lens", [None, torch.tensor([0, 3, 7]),
+                                        torch.tensor([[0, 2, 0, 7, 1], [7, 6, 5, 4, 3], [1, 1, 0, 2, 9]])],
+                         ids=["none", "1d", "2d"])
+def test_sdpa_path_equals_explicit_path_in_float64(valid_lens):
+    attention = build("scaled_dot").eval()
+    explicit_inputs = [t.requires_grad_() for t in inputs("scaled_dot", torch.float64)]
+    fused_inputs = [t.detach().clone().requires_grad_() for t in explicit_inputs]
+    explicit = attention(*explicit_inputs, valid_lens, need_weights=True)
+    fused = attention(*fused_inputs, valid_lens, need_weights=False)
+    assert attention.attention_weights is None
+    torch.testing.assert_close(fused, explicit, atol=1e-6, rtol=0)
+    upstream = torch.randn(B, Q, DV, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    (explicit * upstream).sum().backward()
+    (fused * upstream).sum().backward()
+    for a, b in zip(explicit_inputs, fused_inputs):
+        torch.testing.assert_close(b.grad, a.grad, atol=1e-6, rtol=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameters, sizes, construction errors, the decoder interface.
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_gradients_reach_every_parameter_and_input(kind):
+    attention = build(kind).train()  # dropout 0: train mode must not change the computation
+    queries, keys, values = (t.requires_grad_() for t in inputs(kind))
+    context = attention(queries, keys, values, VALID_1D)
+    (context * torch.randn_like(context)).sum().backward()
+    parameters = list(attention.named_parameters())
+    assert len(parameters) == {"additive": 3, "dot": 0, "scaled_dot": 0, "general": 1, "location": 2}[kind]
+    named_inputs = [("queries", queries), ("values", values)] + ([] if kind == "location" else [("keys", keys)])
+    for name, parameter in parameters + named_inputs:
+        assert parameter.grad is not None, name
+        assert parameter.grad.isfinite().all(), name
+        assert parameter.grad.abs().sum() > 0, name
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_kind_handles_unequal_sizes(kind):
+    attention = build(kind, max_keys=K + 2).eval()
+    for num_keys in (1, K):
+        queries, keys, values = inputs(kind)
+        context = attention(queries, keys[:, :num_keys], values[:, :num_keys])
+        assert context.shape == (B, Q, DV)
+        assert attention.attention_weights.shape == (B, Q, num_keys)
+
+
+def test_unknown_kind_is_named_in_the_error():
+    with pytest.raises(ValueError, match="'banana'"):
+        make_attention("banana", DQ, DK, hidden_size=8)
+
+
+@pytest.mark.parametrize("kind", ["dot", "scaled_dot"])
+def test_dot_products_refuse_different_query_and_key_sizes(kind):
+    with pytest.raises(ValueError, match=kind):
+        make_attention(kind, DQ, DK, hidden_size=8)
+
+
+def test_location_attention_refuses_more_keys_than_max_keys():
+    attention = build("location", max_keys=K - 1)
+    with pytest.raises(ValueError, match=f"at most {K - 1} keys, got {K}"):
+        attention(*inputs("location"))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_prepare_keys_then_attend_equals_forward(kind):
+    attention = build(kind).eval()
+    queries, keys, values = inputs(kind)
+    expected = attention(queries, keys, values, VALID_2D)
+    expected_weights = attention.attention_weights
+    prepared = attention.prepare_keys(keys)
+    # A decoder attends one query at a time over keys prepared once.
+    steps = [attention.attend(queries[:, i:i + 1], prepared, values, VALID_2D[:, i:i + 1]) for i in range(Q)]
+    torch.testing.assert_close(torch.cat([context for context, _ in steps], dim=1), expected)
+    torch.testing.assert_close(torch.cat([weights for _, weights in steps], dim=1), expected_weights)
+
+
+def test_dropout_in_train_mode_keeps_unmodified_weights():
+    attention = build("additive", dropout=0.5).train()
+    torch.manual_seed(3)
+    attention(*inputs("additive"), VALID_1D)
+    torch.testing.assert_close(attention.attention_weights.sum(-1), torch.ones(B, Q))
+
+
+# ---------------------------------------------------------------------------------------------
+# Property: masked_softmax is a distribution over exactly the valid prefix, for any shapes.
+
+
+@st.composite
+def scores_and_lengths(draw):
+    b, q, k = draw(st.integers(1, 4)), draw(st.integers(1, 6)), draw(st.integers(1, 9))
+    scores = draw(arrays(np.float32, (b, q, k), elements=st.floats(-1e4, 1e4, width=32)))
+    shape = draw(st.sampled_from([(b,), (b, q)]))
+    lengths = draw(arrays(np.int64, shape, elements=st.integers(0, k + 2)))
+    return torch.from_numpy(scores), torch.from_numpy(lengths)
+
+
+@settings(max_examples=50, deadline=None)
+@given(scores_and_lengths())
+def test_masked_softmax_property(case):
+    scores, valid_lens = case
+    b, q, k = scores.shape
+    weights = masked_softmax(scores, valid_lens)
+    lengths = (valid_lens if valid_lens.dim() == 2 else valid_lens[:, None]).expand(b, q)  # (B, Q)
+    positions = torch.arange(k).expand(b, q, k)
+    assert not weights.isnan().any()
+    assert (weights >= 0).all()
+    assert (weights[positions >= lengths[..., None]] == 0).all()
+    sums = weights.sum(-1)
+    torch.testing.assert_close(sums[lengths > 0], torch.ones(int((lengths > 0).sum())))
+    assert (sums[lengths == 0] == 0).all()

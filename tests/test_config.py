@@ -1,0 +1,91 @@
+from dataclasses import dataclass, field
+from typing import Literal
+
+import pytest
+
+from attention_lab.config import ConfigError, flatten, from_mapping, load_section, param, to_dict
+from conftest import REPO
+
+
+@dataclass(frozen=True)
+class Inner:
+    size: int = param(3, ge=1)
+
+
+@dataclass(frozen=True)
+class Outer:
+    name: str = "x"
+    rate: float = param(0.5, gt=0, lt=1)
+    flag: bool = False
+    mode: Literal["a", "b"] = "a"
+    limit: int | None = param(None, ge=1)
+    bandwidth: float | Literal["auto"] = "auto"
+    items: tuple[str, ...] = ("p", "q")
+    inner: Inner = field(default_factory=Inner)
+
+
+def test_defaults_and_values():
+    cfg = from_mapping(Outer, {"rate": 1 / 4, "limit": 7, "inner": {"size": 5}, "items": ["z"]}, "s")
+    assert (cfg.rate, cfg.limit, cfg.inner.size, cfg.items, cfg.mode) == (0.25, 7, 5, ("z",), "a")
+    assert from_mapping(Outer, None, "s") == Outer()
+
+
+def test_int_accepted_for_float():
+    assert from_mapping(Outer, {"bandwidth": 2}, "s").bandwidth == 2.0
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"nope": 1}, "s.nope: unknown key"),
+    ({"inner": {"sise": 1}}, "s.inner.sise: unknown key"),
+    ({"rate": "high"}, "s.rate: expected float, got str 'high'"),
+    ({"rate": 1.0}, "s.rate: must be < 1"),
+    ({"flag": 1}, "s.flag: expected bool, got int 1"),
+    ({"limit": True}, "s.limit: expected int or null, got bool True"),
+    ({"limit": 0}, "s.limit: must be >= 1"),
+    ({"mode": "c"}, "s.mode: expected one of ['a', 'b'], got 'c'"),
+    ({"inner": {"size": -3}}, "s.inner.size: must be >= 1, got -3"),
+    ({"items": "p"}, "s.items: expected a list"),
+    ({"items": [1]}, "s.items[0]: expected str"),
+    ({"bandwidth": "wide"}, "s.bandwidth: expected float or 'auto'"),
+    ({"inner": 3}, "s.inner: expected a mapping"),
+])
+def test_errors_name_the_key(data, message):
+    with pytest.raises(ConfigError, match=f"^{message}".replace("[", r"\[").replace("]", r"\]")):
+        from_mapping(Outer, data, "s")
+
+
+def test_load_section_errors_name_the_file(tmp_path):
+    path = tmp_path / "params.yaml"
+    with pytest.raises(ConfigError, match="no such params file"):
+        load_section(path, "s", Outer)
+    path.write_text("s: [unclosed\n")
+    with pytest.raises(ConfigError, match="params.yaml: not valid YAML"):
+        load_section(path, "s", Outer)
+    path.write_text("t: {}\n")
+    with pytest.raises(ConfigError, match="missing section 's'"):
+        load_section(path, "s", Outer)
+    path.write_text("s: {rate: 2}\n")
+    with pytest.raises(ConfigError, match=r"params.yaml: s.rate: must be < 1, got 2"):
+        load_section(path, "s", Outer)
+
+
+def test_to_dict_round_trip_and_flatten():
+    cfg = from_mapping(Outer, {"items": ["a", "b"], "inner": {"size": 4}}, "s")
+    assert from_mapping(Outer, to_dict(cfg), "s") == cfg
+    assert flatten(to_dict(cfg))["inner.size"] == 4
+
+
+def test_repository_params_load_into_every_stage():
+    """Every section of the committed params.yaml is valid for the stage that reads it."""
+    from attention_lab.corpus import CorpusParams, TokenizeParams
+    from attention_lab.evaluate import EvaluateParams
+    from attention_lab.heatmaps import HeatmapParams
+    from attention_lab.tracking import MlflowParams
+    from attention_lab.training import Seq2SeqParams
+    from attention_lab.vocab import VocabParams
+
+    sections = {"corpus": CorpusParams, "tokenize": TokenizeParams, "vocab": VocabParams,
+                "train_seq2seq": Seq2SeqParams, "evaluate": EvaluateParams, "heatmaps": HeatmapParams,
+                "mlflow": MlflowParams}
+    for section, cls in sections.items():
+        assert isinstance(load_section(REPO / "params.yaml", section, cls), cls)
