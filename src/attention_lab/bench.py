@@ -8,8 +8,10 @@ over the test sources, batched and one sentence at a time.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import platform
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, replace
@@ -94,7 +96,8 @@ def run_benchmark(options: BenchOptions) -> dict:
         tgt.save(root / "vocab" / "tgt.json")
         paths = TrainPaths(root / "data", root / "vocab", root / "model", root / "reports")
         start = time.perf_counter()
-        metrics = train_seq2seq(params, MlflowParams(enabled=False), paths)
+        with contextlib.redirect_stdout(sys.stderr):  # stdout carries the JSON report alone
+            metrics = train_seq2seq(params, MlflowParams(enabled=False), paths)
         wall = time.perf_counter() - start
         model_dir, data_dir = (options.model, options.data) if options.model else (paths.out, paths.data)
         if data_dir is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -45,12 +46,9 @@ def tracking_uri() -> str:
     return os.environ.get("MLFLOW_TRACKING_URI") or f"sqlite:///{repo_root() / 'mlflow.db'}"
 
 
-def redact(uri: str) -> str:
-    """`scheme://user:secret@host` -> `scheme://***@host`, for error messages."""
-    scheme, sep, rest = uri.partition("://")
-    if sep and "@" in rest.split("/", 1)[0]:
-        return f"{scheme}://***@{rest.split('@', 1)[1]}"
-    return uri
+def redact(text: str) -> str:
+    """Credentials in URLs (`scheme://user:secret@host`) become `scheme://***@host`."""
+    return re.sub(r"://[^/@\s]+@", "://***@", text)
 
 
 @contextmanager
@@ -81,7 +79,7 @@ def client(uri: str | None = None) -> Any:
             tracking = MlflowClient(uri)
             tracking.search_experiments(max_results=1)
     except Exception as exc:  # MLflow raises many unrelated types for an unreachable store
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        reason = redact(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         raise TrackingError(f"MLflow tracking URI {redact(uri)!r} is unreachable ({reason[:200]}); "
                             "set MLFLOW_TRACKING_URI or mlflow.enabled: false") from None
     return tracking

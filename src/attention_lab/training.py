@@ -119,6 +119,8 @@ def make_logger(mlflow: tracking.MlflowParams, run_id: str | None) -> pl.loggers
 
 def train_seq2seq(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: TrainPaths) -> dict | None:
     """Train, export `model.pt` and write the reports; returns the metrics (None on ranks > 0)."""
+    if mlflow.enabled:
+        tracking.client()  # an unreachable tracking server fails here, before any work
     pl.seed_everything(params.seed, workers=True)
     src_vocab, tgt_vocab = Vocab.load(paths.vocab / "src.json"), Vocab.load(paths.vocab / "tgt.json")
     lowercase = load_settings(paths.data).lowercase
