@@ -7,6 +7,8 @@ an untrusted source cannot run anything; no module is ever pickled.
 from __future__ import annotations
 
 import pickle
+import re
+import warnings
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,12 +49,18 @@ def load_model(path: str | Path, device: str | torch.device = "cpu") -> LoadedMo
     if path.is_dir():
         path = path / "model.pt"
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():  # torch warns about pickle protocols before refusing them itself
+            warnings.simplefilter("ignore")
+            payload = torch.load(path, map_location="cpu", weights_only=True)
     except FileNotFoundError:
         raise UserError(f"{path}: no such model file (train one with `dvc repro train_seq2seq`)") from None
     except pickle.UnpicklingError as exc:
-        reason = str(exc).strip().splitlines()[0][:160]
-        raise UserError(f"{path}: refusing to load: not a plain weights file ({reason})") from None
+        # torch reports code references (GLOBAL, or STACK_GLOBAL = operand 149) like any damage.
+        blocked = re.search(r"GLOBAL (\S+)", str(exc))
+        if blocked or "Unsupported operand 149" in str(exc):
+            target = blocked.group(1) if blocked else "a Python object by name"
+            raise UserError(f"{path}: refusing to load: not a plain weights file (it references {target})") from None
+        raise UserError(f"{path}: corrupt or truncated model file (not a weights archive)") from None
     except (RuntimeError, EOFError, OSError, ValueError, zipfile.BadZipFile) as exc:
         raise UserError(f"{path}: corrupt or truncated model file ({str(exc).splitlines()[0][:160]})") from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:

@@ -35,14 +35,22 @@ def length_penalty(lengths: Tensor, alpha: float) -> Tensor:
     return ((5.0 + lengths.double()) / 6.0) ** alpha
 
 
-def _next_log_probs(model: Seq2Seq, tokens: Tensor, state, finished: Tensor):
-    """Log-probabilities (N, V) of the next token; finished rows may only add `<pad>` at no cost."""
+def _next_candidates(model: Seq2Seq, tokens: Tensor, state, finished: Tensor,
+                     k: int) -> tuple[Tensor, Tensor, object, Tensor]:
+    """Each row's `k` best next tokens (N, k) with their log-probabilities (N, k).
+
+    Taking each row's top k before ranking across beams keeps every (N, V) operation to the
+    log-softmax and one top-k. A finished row offers only `<pad>` at no cost (then -inf).
+    """
     features, state, weights = model.decoder.step(tokens, state)  # (N, 1, H), ., (N, 1, S)
-    log_probs = F.log_softmax(model.decoder.output(features[:, 0]).double(), dim=-1)  # (N, V)
+    log_probs = F.log_softmax(model.decoder.output(features[:, 0]), dim=-1)  # (N, V)
     log_probs[:, [PAD_ID, BOS_ID]] = float("-inf")
-    done = torch.full_like(log_probs[0], float("-inf"))
-    done[PAD_ID] = 0.0
-    return torch.where(finished[:, None], done, log_probs), state, weights[:, 0].float()  # (N, V), ., (N, S)
+    top_log_probs, top_tokens = log_probs.topk(k, dim=-1)  # (N, k)
+    done = torch.full_like(top_log_probs[0], float("-inf"))
+    done[0] = 0.0
+    top_log_probs = torch.where(finished[:, None], done, top_log_probs)
+    top_tokens = top_tokens.masked_fill(finished[:, None], PAD_ID)
+    return top_log_probs, top_tokens, state, weights[:, 0].float()  # (N, k), (N, k), ., (N, S)
 
 
 def _all_done(finished: Tensor, step: int) -> bool:
@@ -59,11 +67,10 @@ def greedy_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor) 
     tokens = torch.full((batch, 1), BOS_ID, device=src.device)
     finished = torch.zeros(batch, dtype=torch.bool, device=src.device)
     lengths = torch.zeros(batch, dtype=torch.long, device=src.device)
-    scores = torch.zeros(batch, dtype=torch.float64, device=src.device)
+    scores = torch.zeros(batch, dtype=torch.float64, device=src.device)  # summed in float64: no drift
     outputs, attention = [], []
     for step in range(int(limits.max())):
-        log_probs, state, weights = _next_log_probs(model, tokens, state, finished)
-        best, tokens = log_probs.max(dim=-1, keepdim=True)  # (B, 1)
+        best, tokens, state, weights = _next_candidates(model, tokens, state, finished, k=1)  # (B, 1) each
         attention.append(weights.masked_fill(finished[:, None], 0.0))  # (B, S)
         scores += best[:, 0]
         lengths += ~finished
@@ -85,7 +92,7 @@ def beam_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, be
     expand = torch.arange(batch, device=device).repeat_interleave(beams)  # (B·K,)
     state = model.encode(src, src_len).select(expand)
     limits = limits.to(device)[expand]  # (B·K,)
-    sums = torch.full((batch, beams), float("-inf"), dtype=torch.float64, device=device)
+    sums = torch.full((batch, beams), float("-inf"), dtype=torch.float64, device=device)  # running log-probs
     sums[:, 0] = 0.0  # all beams start identical: only the first may expand at step 1
     finished = torch.zeros(batch * beams, dtype=torch.bool, device=device)
     lengths = torch.zeros(batch * beams, dtype=torch.long, device=device)
@@ -94,15 +101,14 @@ def beam_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, be
     attention = torch.zeros(batch * beams, 0, src.shape[1], device=device)  # (B·K, t, S)
     row_offset = (torch.arange(batch, device=device) * beams)[:, None]  # (B, 1)
     for step in range(int(limits.max())):
-        log_probs, state, weights = _next_log_probs(model, tokens, state, finished)
-        vocab = log_probs.shape[-1]
-        candidates = sums.view(-1, 1) + log_probs  # (B·K, V)
+        log_probs, next_tokens, state, weights = _next_candidates(model, tokens, state, finished, beams)  # (B·K, K)
+        candidates = sums.view(-1, 1) + log_probs  # (B·K, K)
         new_lengths = lengths + ~finished  # (B·K,)
-        ranked = candidates / length_penalty(new_lengths, alpha)[:, None]  # (B·K, V)
-        _, top = ranked.view(batch, beams * vocab).topk(beams, dim=-1)  # (B, K)
-        origin = (row_offset + top // vocab).view(-1)  # (B·K,) the beam each survivor extends
+        ranked = candidates / length_penalty(new_lengths, alpha)[:, None]  # (B·K, K)
+        _, top = ranked.view(batch, beams * beams).topk(beams, dim=-1)  # (B, K) among K·K
+        origin = (row_offset + top // beams).view(-1)  # (B·K,) the beam each survivor extends
         sums = candidates.view(batch, -1).gather(1, top)  # (B, K)
-        tokens = (top % vocab).view(-1, 1)  # (B·K, 1)
+        tokens = next_tokens.view(batch, -1).gather(1, top).view(-1, 1)  # (B·K, 1)
         finished, lengths = finished[origin], new_lengths[origin]
         state = state.select(origin)
         history = torch.cat([history[origin], tokens], dim=1)  # (B·K, t + 1)

@@ -130,7 +130,10 @@ class Seq2SeqModule(pl.LightningModule):
     # -- optimization -----------------------------------------------------------------------------
 
     def configure_optimizers(self) -> dict:
-        optimizer = torch.optim.Adam(self.parameters(), lr=self.optim.lr, weight_decay=self.optim.weight_decay)
+        # The fused kernel updates all parameters in one pass (CPU and CUDA); measurably faster for small models.
+        fused = self.device.type in ("cpu", "cuda")
+        optimizer = torch.optim.Adam(self.parameters(), lr=self.optim.lr, weight_decay=self.optim.weight_decay,
+                                     fused=fused)
         if self.optim.schedule == "cosine":
             scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=self.trainer.max_epochs)
             return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "epoch"}}
