@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 # CORPUS=DIR points the `corpus` DVC remote at a local mirror (written to .dvc/config.local only).
 repro: setup
 	@if [ -n "$(CORPUS)" ]; then $(BIN)/dvc remote modify --local corpus url "$$(realpath $(CORPUS))"; fi
-	$(BIN)/dvc repro
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/dvc repro
 
 test: setup
 	$(BIN)/python -m pytest

@@ -10,6 +10,7 @@ import hashlib
 import json
 import re
 import shutil
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -131,6 +132,8 @@ def train_seq2seq(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: T
     inputs = [paths.data / f"{n}.parquet" for n in ("train", "valid")] + [paths.vocab / f"{n}.json" for n in ("src", "tgt")]
     run_fingerprint = fingerprint(params, inputs)
     resume, run_id = prepare_checkpoints(paths.checkpoints, run_fingerprint)
+    if resume is not None and rank_zero_only.rank == 0:
+        print(f"Resuming the interrupted run of this config from {resume}", file=sys.stderr, flush=True)
     logger = make_logger(mlflow, run_id)
     if logger is not None and rank_zero_only.rank == 0:
         write_json(paths.checkpoints / "run.json", {"fingerprint": run_fingerprint, "mlflow_run_id": logger.run_id})

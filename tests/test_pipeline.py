@@ -1,0 +1,208 @@
+"""End to end: the real `dvc repro`, `dvc exp run`, `mlflow ui` and a SIGKILLed training, on a tiny
+generated corpus in a temporary git copy of the repository (CPU only, a few minutes)."""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+import yaml
+from mlflow import MlflowClient
+
+from conftest import REPO
+from corpus_factory import write_zip
+
+pytestmark = pytest.mark.e2e
+
+TINY_PARAMS = {
+    "corpus": {"sha256": None},
+    "tokenize": {"valid_fraction": 0.1, "test_fraction": 0.1},
+    "vocab": {"max_size": None},
+    "train_nw": {"repeats": 2, "bandwidth_steps": 11},
+    "train_seq2seq": {"data": {"batch_size": 16, "max_len": 8, "val_bleu_size": 12},
+                      "model": {"embed_size": 16, "hidden_size": 16, "num_layers": 1, "dropout": 0.0},
+                      "optim": {"lr": 0.02},
+                      "trainer": {"max_epochs": 3, "max_time": None, "progress_bar": False, "log_every_n_steps": 2}},
+    "evaluate": {"search": {"beam_size": 3}},
+    "heatmaps": {"sentences": ["I see the cat.", "We like the book."]},
+}
+
+
+def merge(base: dict, override: dict) -> dict:
+    return {**base, **{k: merge(base.get(k, {}), v) if isinstance(v, dict) else v for k, v in override.items()}}
+
+
+def run(args, cwd, env, check=True, timeout=600):
+    result = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    if check:
+        assert result.returncode == 0, f"{args}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    return result
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    """A git repository holding this project's files, its params shrunk for the tiny corpus, and its
+    `corpus` remote pointed (in .dvc/config.local) at a folder with a generated fra-eng.zip."""
+    root = tmp_path_factory.mktemp("repo")
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=REPO,
+                            capture_output=True, text=True, check=True).stdout.split()
+    for name in listed:
+        if (REPO / name).is_file():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, root / name)
+    # As committed: unpinned, so the import downloads (a local run may have pinned the working copy).
+    committed = subprocess.run(["git", "show", "HEAD:data.dvc"], cwd=REPO, capture_output=True, text=True, check=True)
+    (root / "data.dvc").write_text(committed.stdout)
+    params = yaml.safe_load((root / "params.yaml").read_text())
+    (root / "params.yaml").write_text(yaml.safe_dump(merge(params, TINY_PARAMS), sort_keys=False))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"  # `python` in dvc.yaml = this venv
+    env.update(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
+    for args in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "tiny"]):
+        run(args, root, env)
+    remote = write_zip(tmp_path_factory.mktemp("remote") / "fra-eng.zip").parent
+    run(["dvc", "remote", "modify", "--local", "corpus", "url", str(remote)], root, env)
+    return root, env
+
+
+def seq2seq_runs(root):
+    client = MlflowClient(f"sqlite:///{root / 'mlflow.db'}")
+    experiment = client.get_experiment_by_name("attention-lab")
+    return client, client.search_runs([experiment.experiment_id], "tags.stage = 'train_seq2seq'",
+                                      order_by=["attributes.start_time ASC"])
+
+
+def test_repro_runs_every_stage(repo):
+    root, env = repo
+    run(["dvc", "repro"], root, env)
+    for path in ("artifacts/tokenized/train.parquet", "artifacts/vocab/tgt.json", "models/nw/parametric.pt",
+                 "models/seq2seq/model.pt", "reports/evaluate/translations.tsv", "reports/heatmaps/grid.png",
+                 "reports/nw/figures/fit_gaussian.png"):
+        assert (root / path).is_file(), path
+    assert "md5:" in (root / "data.dvc").read_text()  # the import pinned the corpus it downloaded
+    history = (root / "reports/seq2seq/history.csv").read_text().splitlines()
+    assert len(history) == 4
+    evaluation = json.loads((root / "reports/evaluate/metrics.json").read_text())
+    assert evaluation["sources"] == 12 and 0 <= evaluation["beam"]["bleu"] <= 100
+    assert len(evaluation["d2l_examples"]) == 4
+    assert "up to date" in run(["dvc", "status"], root, env).stdout
+    client, runs = seq2seq_runs(root)
+    assert len(runs) == 1
+    run_ = runs[0]
+    assert {"val/bleu", "train/loss", "test/beam.bleu", "test/greedy.chrf"} <= set(run_.data.metrics)
+    heatmaps = {a.path for a in client.list_artifacts(run_.info.run_id, "heatmaps")}
+    assert "heatmaps/grid.png" in heatmaps
+    nw = client.search_runs([run_.info.experiment_id], "tags.stage = 'train_nw'")
+    assert len(nw) == 1 and "gaussian.mse_truth" in nw[0].data.metrics
+
+
+def test_metrics_and_plots_commands(repo, tmp_path):
+    root, env = repo
+    shown = json.loads(run(["dvc", "metrics", "show", "--json"], root, env).stdout)
+    files = next(iter(shown.values()))["data"]
+    assert "bleu" in files["reports/evaluate/metrics.json"]["data"]["beam"]
+    assert files["reports/seq2seq/metrics.json"]["data"]["epochs"] == 3
+    run(["dvc", "plots", "show", "-o", str(tmp_path / "plots")], root, env)
+    html = (tmp_path / "plots" / "index.html").read_text()
+    assert "Validation BLEU" in html and "grid.png" in html
+
+
+def test_exp_run_with_a_changed_param(repo):
+    root, env = repo
+    run(["git", "add", "-A"], root, env)
+    run(["git", "commit", "-qm", "first run"], root, env)
+    run(["dvc", "exp", "run", "-n", "lr-high", "-S", "train_seq2seq.optim.lr=0.05"], root, env)
+    rows = json.loads(run(["dvc", "exp", "show", "--json"], root, env).stdout)
+    baseline = next(row for row in rows if row["experiments"])  # the commit, after the workspace row
+    experiment = next(e for e in baseline["experiments"] if e["name"] == "lr-high")
+    data = lambda row: row["data"]["params"]["params.yaml"]["data"]  # noqa: E731
+    assert data(baseline)["train_seq2seq"]["optim"]["lr"] == 0.02
+    assert data(experiment["revs"][0])["train_seq2seq"]["optim"]["lr"] == 0.05
+    metrics = lambda row: row["data"]["metrics"]["reports/seq2seq/metrics.json"]["data"]  # noqa: E731
+    assert metrics(baseline)["train_loss"] != metrics(experiment["revs"][0])["train_loss"]
+    _, runs = seq2seq_runs(root)
+    assert len(runs) == 2 and runs[1].data.tags.get("dvc_experiment") == "lr-high"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def get_json(url):
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return json.loads(response.read())
+
+
+def test_mlflow_ui_serves_the_run(repo):
+    """The README's `mlflow ui` command, on loopback, answers MLflow's REST API with the run."""
+    root, env = repo
+    port = free_port()
+    server = subprocess.Popen([str(Path(sys.executable).parent / "mlflow"), "ui", "--backend-store-uri",
+                               "sqlite:///mlflow.db", "--host", "127.0.0.1", "--port", str(port)],
+                              cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(f"{base}/health", timeout=2)
+                break
+            except OSError:
+                time.sleep(0.5)
+        experiment = get_json(f"{base}/api/2.0/mlflow/experiments/get-by-name?experiment_name=attention-lab")
+        experiment_id = experiment["experiment"]["experiment_id"]
+        request = urllib.request.Request(
+            f"{base}/api/2.0/mlflow/runs/search", method="POST", headers={"Content-Type": "application/json"},
+            data=json.dumps({"experiment_ids": [experiment_id],
+                             "filter": "tags.stage = 'train_seq2seq'"}).encode())
+        with urllib.request.urlopen(request, timeout=10) as response:
+            found = json.loads(response.read())["runs"]
+        run_ = found[0]
+        assert any(m["key"] == "test/beam.bleu" for m in run_["data"]["metrics"])
+        listed = get_json(f"{base}/api/2.0/mlflow/artifacts/list?run_id={run_['info']['run_id']}&path=heatmaps")
+        assert any(f["path"].endswith("grid.png") for f in listed["files"])
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+
+
+def test_killed_training_resumes_on_the_next_repro(repo):
+    root, env = repo
+    params = yaml.safe_load((root / "params.yaml").read_text())
+    params["train_seq2seq"]["trainer"]["max_epochs"] = 40
+    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+    history, last = root / "reports/seq2seq/history.csv", root / "models/seq2seq/checkpoints/last.ckpt"
+    started = time.time()
+    process = subprocess.Popen(["dvc", "repro", "train_seq2seq"], cwd=root, env=env, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 300
+    while time.time() < deadline:  # wait for the new run's third epoch and a checkpoint of its own
+        fresh = last.exists() and last.stat().st_mtime > started and history.stat().st_mtime > started
+        if fresh and 4 <= len(history.read_text().splitlines()) < 30:
+            break
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGKILL)  # dvc and the training process, mid-epoch
+    process.wait()
+    killed_at = len(history.read_text().splitlines()) - 1
+    assert 3 <= killed_at < 40
+    interrupted = json.loads((root / "models/seq2seq/checkpoints/run.json").read_text())["mlflow_run_id"]
+    result = run(["dvc", "repro"], root, env)
+    assert "Resuming the interrupted run of this config" in result.stderr
+    assert json.loads((root / "models/seq2seq/mlflow_run.json").read_text())["run_id"] == interrupted
+    _, runs = seq2seq_runs(root)
+    assert [r.info.run_id for r in runs].count(interrupted) == 1 and runs[-1].info.status == "FINISHED"
+    epochs = [int(line.split(",")[0]) for line in history.read_text().splitlines()[1:]]
+    assert epochs == list(range(1, 41))  # continued, not restarted, and no epoch twice
+    assert json.loads((root / "reports/seq2seq/metrics.json").read_text())["epochs"] == 40
+    leftovers = [p for p in root.rglob("*.tmp") if ".dvc" not in p.parts and ".git" not in p.parts]
+    assert not leftovers
+    assert "up to date" in run(["dvc", "status"], root, env).stdout
