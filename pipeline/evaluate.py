@@ -1,24 +1,18 @@
 """Stage `evaluate`: trained model + test split -> BLEU/chrF report, translations, BLEU by length."""
 
-import argparse
-from pathlib import Path
-
 from attention_lab import tracking
 from attention_lab.atomic import atomic_path, write_json
 from attention_lab.config import flatten, load_section
 from attention_lab.corpus import load_split
 from attention_lab.errors import run_main
+from attention_lab.stage import stage_args
 from attention_lab.evaluate import EvaluateParams, evaluate
 from attention_lab.translator import Translator
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--params", default="params.yaml")
-    parser.add_argument("--model", required=True, type=Path, help="folder of model.pt and mlflow_run.json")
-    parser.add_argument("--data", required=True, type=Path, help="folder of the tokenized splits")
-    parser.add_argument("--out", required=True, type=Path, help="folder for the reports")
-    args = parser.parse_args()
+    args = stage_args(__doc__, model="folder of model.pt and mlflow_run.json", data="folder of the tokenized splits",
+                      out="folder for the reports")
     params = load_section(args.params, "evaluate", EvaluateParams)
     mlflow = load_section(args.params, "mlflow", tracking.MlflowParams)
     run = tracking.Run.resume(mlflow, tracking.recorded_run_id(args.model))

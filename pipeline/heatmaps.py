@@ -1,23 +1,18 @@
 """Stage `heatmaps`: trained model -> attention heatmap PNGs (one per sentence, plus a grid)."""
 
-import argparse
 import shutil
-from pathlib import Path
 
 from attention_lab import tracking
 from attention_lab.config import load_section
 from attention_lab.errors import run_main
+from attention_lab.stage import stage_args
 from attention_lab.heatmaps import HeatmapParams, attention_figures
 from attention_lab.plotting import save_figure
 from attention_lab.translator import Translator
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--params", default="params.yaml")
-    parser.add_argument("--model", required=True, type=Path, help="folder of model.pt and mlflow_run.json")
-    parser.add_argument("--out", required=True, type=Path, help="folder for the PNGs")
-    args = parser.parse_args()
+    args = stage_args(__doc__, model="folder of model.pt and mlflow_run.json", out="folder for the PNGs")
     params = load_section(args.params, "heatmaps", HeatmapParams)
     mlflow = load_section(args.params, "mlflow", tracking.MlflowParams)
     run = tracking.Run.resume(mlflow, tracking.recorded_run_id(args.model))

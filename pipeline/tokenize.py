@@ -1,20 +1,15 @@
 """Stage `tokenize`: corpus zip -> normalised train/valid/test parquet files and a report."""
 
-import argparse
-
 from attention_lab.atomic import write_json
 from attention_lab.config import load_section
 from attention_lab.corpus import CorpusParams, TokenizeParams, save_splits, tokenize_corpus
 from attention_lab.errors import run_main
+from attention_lab.stage import stage_args
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--params", default="params.yaml")
-    parser.add_argument("--corpus", required=True, help="the fra-eng.zip archive")
-    parser.add_argument("--out", required=True, help="folder for {train,valid,test}.parquet")
-    parser.add_argument("--report", required=True, help="JSON report")
-    args = parser.parse_args()
+    args = stage_args(__doc__, corpus="the fra-eng.zip archive", out="folder for {train,valid,test}.parquet",
+                      report="JSON report")
     corpus = load_section(args.params, "corpus", CorpusParams)
     params = load_section(args.params, "tokenize", TokenizeParams)
     splits, report = tokenize_corpus(args.corpus, corpus, params)

@@ -1,27 +1,23 @@
 """Stage `train_nw`: Nadaraya-Watson kernel regression (d2l §11.2) -> metrics, figures, models."""
 
-import argparse
 import logging
 import warnings
-from pathlib import Path
 
 from attention_lab.atomic import write_json
 from attention_lab.config import flatten, load_section, to_dict
 from attention_lab.errors import run_main
 from attention_lab.nadaraya_watson import NWParams, figures, run_experiment, save_models
 from attention_lab.plotting import save_figure
+from attention_lab.stage import stage_args
 from attention_lab.tracking import MlflowParams, Run
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--params", default="params.yaml")
-    parser.add_argument("--out-reports", required=True, help="folder for metrics.json and figures/*.png")
-    parser.add_argument("--out-models", required=True, help="folder for parametric.pt and estimators.json")
-    args = parser.parse_args()
+    args = stage_args(__doc__, out_reports="folder for metrics.json and figures/*.png",
+                      out_models="folder for parametric.pt and estimators.json")
     params = load_section(args.params, "train_nw", NWParams)
     mlflow_params = load_section(args.params, "mlflow", MlflowParams)
-    reports = Path(args.out_reports)
+    reports = args.out_reports
     # One fit per seed would repeat Lightning's device banner `repeats` times; the full batch
     # lives in memory, so the loader needs no workers.
     logging.getLogger("pytorch_lightning.utilities.rank_zero").setLevel(logging.WARNING)

@@ -3,8 +3,6 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import replace
-from pathlib import Path
 
 import pytest
 import torch
@@ -12,7 +10,7 @@ from mlflow import MlflowClient
 
 from attention_lab import seq2seq
 from attention_lab.checkpoint import load_model
-from attention_lab.config import from_mapping
+from attention_lab.config import ConfigError, from_mapping
 from attention_lab.corpus import CorpusParams, TokenizeParams, save_splits, tokenize_corpus
 from attention_lab.seq2seq import DivergedError
 from attention_lab.tracking import MlflowParams, TrackingError, redact
@@ -63,7 +61,8 @@ def test_training_writes_model_reports_and_one_mlflow_run(paths):
     assert json.loads((paths.out / "mlflow_run.json").read_text())["run_id"] == run.info.run_id
     assert run.info.status == "FINISHED"
     assert {"train/loss", "val/bleu", "val/loss", "val/ppl", "train/tokens_per_s"} <= set(run.data.metrics)
-    assert run.data.params["model.hidden_size"] == "16" and run.data.params["optim.lr"] == "0.01"
+    assert run.data.params["train_seq2seq.model.hidden_size"] == "16"
+    assert run.data.params["train_seq2seq.optim.lr"] == "0.01"
     assert {"git_commit", "stage", "corpus_md5"} <= set(run.data.tags)
     artifacts = {a.path for a in MlflowClient().list_artifacts(run.info.run_id, "model")}
     assert artifacts == {"model/model.pt"}
@@ -115,6 +114,19 @@ def test_unreachable_tracking_server_fails_fast(paths, monkeypatch):
     assert time.perf_counter() - start < 30
     assert "s3cret" not in str(error.value)
     assert not paths.out.exists()  # nothing was trained or written
+
+
+@pytest.mark.parametrize("trainer, message", [
+    ({"accelerator": "gpu"}, "train_seq2seq.trainer:"),
+    ({"accelerator": "mps"}, "train_seq2seq.trainer:"),
+])
+def test_trainer_settings_lightning_rejects_are_params_errors(paths, trainer, message):
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present")
+    before = len(runs())
+    with pytest.raises(ConfigError, match=message):
+        train_seq2seq(tiny_params(trainer=trainer), MlflowParams(), paths)
+    assert len(runs()) == before and not paths.out.exists()
 
 
 def test_file_store_uri_is_refused(paths, monkeypatch, tmp_path):

@@ -11,20 +11,22 @@ import json
 import re
 import shutil
 import sys
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 import pytorch_lightning as pl
 import torch
-from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint
+from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint, TQDMProgressBar
 from pytorch_lightning.utilities import rank_zero_only
+from pytorch_lightning.utilities.exceptions import MisconfigurationException
 
 from attention_lab import tracking
 from attention_lab.atomic import write_json
 from attention_lab.callbacks import AtomicCheckpointIO, History
 from attention_lab.checkpoint import save_model
-from attention_lab.config import flatten, param, to_dict
+from attention_lab.config import ConfigError, flatten, param, to_dict
 from attention_lab.corpus import load_settings
 from attention_lab.datamodule import DataParams, TranslationDataModule
 from attention_lab.model import ModelParams, Seq2Seq
@@ -118,6 +120,48 @@ def make_logger(mlflow: tracking.MlflowParams, run_id: str | None) -> pl.loggers
                                    run_name="train_seq2seq", tags=tracking.run_tags("train_seq2seq"))
 
 
+def build_trainer(params: Seq2SeqParams, paths: TrainPaths, steps_per_epoch: int) -> tuple[pl.Trainer, History]:
+    """The Trainer the params describe (without a logger yet); a setting Lightning rejects is a
+    params error, raised before any run is recorded."""
+    checkpoint = ModelCheckpoint(dirpath=paths.checkpoints, filename="best", monitor=MONITOR, mode="max",
+                                 save_last=True, save_top_k=1, auto_insert_metric_name=False,
+                                 enable_version_counter=False)
+    # The folder holds run.json, and finding checkpoints there is the point of resuming.
+    warnings.filterwarnings("ignore", message=r"Checkpoint directory .* exists and is not empty")
+    history = History(paths.reports / "history.csv")
+    callbacks: list[pl.Callback] = [checkpoint, history]
+    config = params.trainer
+    if config.progress_bar and not sys.stdout.isatty():
+        # Rich's live bar prints nothing into a log file (dvc repro > log, nohup, CI): there, a
+        # plain bar that writes a line about twenty times an epoch.
+        callbacks.append(TQDMProgressBar(refresh_rate=max(1, steps_per_epoch // 20)))
+    if config.early_stopping_patience:
+        callbacks.append(EarlyStopping(MONITOR, mode="max", patience=config.early_stopping_patience))
+    try:
+        trainer = pl.Trainer(
+            accelerator=config.accelerator, devices=config.devices, strategy=config.strategy,
+            num_nodes=config.num_nodes, precision=resolve_precision(config.precision, config.accelerator),
+            max_epochs=config.max_epochs, max_time=config.max_time, logger=False, callbacks=callbacks,
+            gradient_clip_val=params.optim.grad_clip, log_every_n_steps=min(config.log_every_n_steps, steps_per_epoch),
+            enable_progress_bar=config.progress_bar, use_distributed_sampler=False, plugins=[AtomicCheckpointIO()],
+            default_root_dir=paths.checkpoints)
+    except (MisconfigurationException, ValueError, RuntimeError) as exc:
+        raise ConfigError(f"train_seq2seq.trainer: {str(exc).splitlines()[0]}") from None
+    return trainer, history
+
+
+def summarize(history: list[dict], model: Seq2Seq) -> dict:
+    """The stage's metrics: the last epoch's training loss, the best epoch's validation scores."""
+    best = max(history, key=lambda r: r["val_bleu"]) if history else {}
+    timed = [r["tokens_per_s"] for r in history[1:] or history]  # the first epoch includes warm-up
+    return {"epochs": len(history), "best_epoch": best.get("epoch"),
+            "train_loss": history[-1]["train_loss"] if history else None,
+            "val_loss": best.get("val_loss"), "val_ppl": best.get("val_ppl"), "val_bleu": best.get("val_bleu"),
+            "tokens_per_s": round(sum(timed) / len(timed), 1) if timed else None,
+            "train_seconds": round(sum(r["train_seconds"] for r in history), 2),
+            "parameters": sum(p.numel() for p in model.parameters())}
+
+
 def train_seq2seq(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: TrainPaths) -> dict | None:
     """Train, export `model.pt` and write the reports; returns the metrics (None on ranks > 0)."""
     if mlflow.enabled:
@@ -126,53 +170,32 @@ def train_seq2seq(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: T
     src_vocab, tgt_vocab = Vocab.load(paths.vocab / "src.json"), Vocab.load(paths.vocab / "tgt.json")
     lowercase = load_settings(paths.data).lowercase
     datamodule = TranslationDataModule(paths.data, src_vocab, tgt_vocab, params.data, params.seed)
+    datamodule.setup("fit")  # early, so that bad data fails before anything is written
     model = Seq2Seq(params.model, len(src_vocab), len(tgt_vocab), params.data.max_len)
     module = Seq2SeqModule(model, params.optim, tgt_vocab, lowercase, params.data.max_len)
+    trainer, history = build_trainer(params, paths, -(-len(datamodule.train_pairs) // params.data.batch_size))
 
     inputs = [paths.data / f"{n}.parquet" for n in ("train", "valid")] + [paths.vocab / f"{n}.json" for n in ("src", "tgt")]
     run_fingerprint = fingerprint(params, inputs)
     resume, run_id = prepare_checkpoints(paths.checkpoints, run_fingerprint)
-    if resume is not None and rank_zero_only.rank == 0:
-        print(f"Resuming the interrupted run of this config from {resume}", file=sys.stderr, flush=True)
     logger = make_logger(mlflow, run_id)
-    if logger is not None and rank_zero_only.rank == 0:
-        write_json(paths.checkpoints / "run.json", {"fingerprint": run_fingerprint, "mlflow_run_id": logger.run_id})
-        logger.log_hyperparams(flatten(to_dict(params)))
-
-    checkpoint = ModelCheckpoint(dirpath=paths.checkpoints, filename="best", monitor=MONITOR, mode="max",
-                                 save_last=True, save_top_k=1, auto_insert_metric_name=False,
-                                 enable_version_counter=False)
-    callbacks: list[pl.Callback] = [checkpoint, History(paths.reports / "history.csv")]
-    if params.trainer.early_stopping_patience:
-        callbacks.append(EarlyStopping(MONITOR, mode="max", patience=params.trainer.early_stopping_patience))
-    datamodule.setup("fit")  # early, so bad data fails before the Trainer starts, and to size logging
-    steps_per_epoch = -(-len(datamodule.train_pairs) // params.data.batch_size)
-    trainer = pl.Trainer(
-        accelerator=params.trainer.accelerator, devices=params.trainer.devices, strategy=params.trainer.strategy,
-        num_nodes=params.trainer.num_nodes,
-        precision=resolve_precision(params.trainer.precision, params.trainer.accelerator),
-        max_epochs=params.trainer.max_epochs, max_time=params.trainer.max_time, logger=logger or False,
-        callbacks=callbacks, gradient_clip_val=params.optim.grad_clip,
-        log_every_n_steps=min(params.trainer.log_every_n_steps, steps_per_epoch), enable_progress_bar=params.trainer.progress_bar,
-        use_distributed_sampler=False, plugins=[AtomicCheckpointIO()], default_root_dir=paths.checkpoints)
+    if logger is not None:
+        trainer.logger = logger
+    if rank_zero_only.rank == 0:
+        if resume is not None:
+            print(f"Resuming the interrupted run of this config from {resume}", file=sys.stderr, flush=True)
+        if logger is not None:
+            write_json(paths.checkpoints / "run.json", {"fingerprint": run_fingerprint, "mlflow_run_id": logger.run_id})
+            logger.log_hyperparams(flatten({"train_seq2seq": to_dict(params)}))  # the names `dvc exp run -S` takes
     trainer.fit(module, datamodule=datamodule, ckpt_path=resume, weights_only=True)
     if not trainer.is_global_zero:
         return None
 
-    if checkpoint.best_model_path:
-        best = torch.load(checkpoint.best_model_path, map_location="cpu", weights_only=True)
+    if trainer.checkpoint_callback.best_model_path:
+        best = torch.load(trainer.checkpoint_callback.best_model_path, map_location="cpu", weights_only=True)
         module.load_state_dict(best["state_dict"])
     save_model(paths.out / "model.pt", module.model.cpu(), src_vocab, tgt_vocab, lowercase, params.data.max_len)
-    history = callbacks[1].rows
-    best_row = max(history, key=lambda r: r["val_bleu"]) if history else {}
-    timed = [r["tokens_per_s"] for r in history[1:] or history]  # the first epoch includes warm-up
-    metrics = {"epochs": len(history), "best_epoch": best_row.get("epoch"),
-               "train_loss": history[-1]["train_loss"] if history else None,
-               "val_loss": best_row.get("val_loss"), "val_ppl": best_row.get("val_ppl"),
-               "val_bleu": best_row.get("val_bleu"),
-               "tokens_per_s": round(sum(timed) / len(timed), 1) if timed else None,
-               "train_seconds": round(sum(r["train_seconds"] for r in history), 2),
-               "parameters": sum(p.numel() for p in module.model.parameters())}
+    metrics = summarize(history.rows, module.model)
     write_json(paths.reports / "metrics.json", metrics)
     run = tracking.Run(logger.experiment if logger else None, logger.run_id if logger else None)
     write_json(paths.out / "mlflow_run.json", {"run_id": run.run_id, "experiment": mlflow.experiment})
