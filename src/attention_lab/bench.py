@@ -99,8 +99,8 @@ def run_benchmark(options: BenchOptions) -> dict:
         with contextlib.redirect_stdout(sys.stderr):  # stdout carries the JSON report alone
             metrics = train_seq2seq(params, MlflowParams(enabled=False), paths)
         wall = time.perf_counter() - start
-        model_dir, data_dir = (options.model, options.data) if options.model else (paths.out, paths.data)
-        if data_dir is None:
+        model_dir, data_dir = options.model or paths.out, options.data or paths.data
+        if options.model and not options.data:
             raise ConfigError("--model needs --data, the tokenized splits to decode")
         sources = [s for s in test_sources(load_split(data_dir, "test"), options.decode_sentences).index]
         decoding = decoding_speed(Translator.load(model_dir), sources, options.beam_size, options.one_by_one)

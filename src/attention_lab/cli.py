@@ -124,7 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--pairs", type=positive_int, default=600, help="first N pairs to train on (default: %(default)s)")
     b.add_argument("--epochs", type=positive_int, default=20, help="training epochs (default: %(default)s)")
     b.add_argument("--model", default=None, help="decode with this model instead of the benchmark's")
-    b.add_argument("--data", default=None, help="tokenized splits whose test split --model decodes")
+    b.add_argument("--data", default=None, help="tokenized splits whose test split is decoded "
+                                                "(default: the benchmark's own)")
     b.add_argument("--beam", type=positive_int, default=4)
     b.add_argument("--decode-sentences", type=positive_int, default=None, help="cap on test sources decoded")
     b.add_argument("--one-by-one", type=positive_int, default=200,

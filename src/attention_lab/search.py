@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor
 
 from attention_lab.model import Seq2Seq
@@ -39,17 +38,22 @@ def _next_candidates(model: Seq2Seq, tokens: Tensor, state, finished: Tensor,
                      k: int) -> tuple[Tensor, Tensor, object, Tensor]:
     """Each row's `k` best next tokens (N, k) with their log-probabilities (N, k).
 
-    Taking each row's top k before ranking across beams keeps every (N, V) operation to the
-    log-softmax and one top-k. A finished row offers only `<pad>` at no cost (then -inf).
+    The output layer, log-softmax and top-k (the work that grows with the vocabulary) run only
+    for unfinished rows; a finished row offers `<pad>` at no cost (then -inf). Taking each row's
+    top k before ranking across beams keeps the cross-beam ranking to (N, k).
     """
     features, state, weights = model.decoder.step(tokens, state)  # (N, 1, H), ., (N, 1, S)
-    log_probs = F.log_softmax(model.decoder.output(features[:, 0]), dim=-1)  # (N, V)
-    log_probs[:, [PAD_ID, BOS_ID]] = float("-inf")
-    top_log_probs, top_tokens = log_probs.topk(k, dim=-1)  # (N, k)
-    done = torch.full_like(top_log_probs[0], float("-inf"))
-    done[0] = 0.0
-    top_log_probs = torch.where(finished[:, None], done, top_log_probs)
-    top_tokens = top_tokens.masked_fill(finished[:, None], PAD_ID)
+    open_rows = (~finished).nonzero()[:, 0]  # (n,)
+    logits = model.decoder.output(features[open_rows, 0])  # (n, V)
+    # log-softmax of the top k only: logit - logsumexp, without writing an (n, V) result
+    normalizer = torch.logsumexp(logits, dim=-1, keepdim=True)  # (n, 1)
+    logits[:, [PAD_ID, BOS_ID]] = float("-inf")
+    open_logits, open_tokens = logits.topk(k, dim=-1)  # (n, k)
+    open_log_probs = open_logits - normalizer
+    top_log_probs = torch.full((len(finished), k), float("-inf"), dtype=logits.dtype, device=logits.device)
+    top_log_probs[:, 0] = 0.0  # what a finished row offers: <pad> for free
+    top_tokens = torch.full_like(top_log_probs, PAD_ID, dtype=torch.long)
+    top_log_probs[open_rows], top_tokens[open_rows] = open_log_probs, open_tokens
     return top_log_probs, top_tokens, state, weights[:, 0].float()  # (N, k), (N, k), ., (N, S)
 
 
