@@ -4,6 +4,8 @@ import subprocess
 import sys
 import time
 
+from pathlib import Path
+
 import pytest
 import torch
 from mlflow import MlflowClient
@@ -66,6 +68,8 @@ def test_training_writes_model_reports_and_one_mlflow_run(paths):
     assert {"git_commit", "stage", "corpus_md5"} <= set(run.data.tags)
     artifacts = {a.path for a in MlflowClient().list_artifacts(run.info.run_id, "model")}
     assert artifacts == {"model/model.pt"}
+    config = MlflowClient().download_artifacts(run.info.run_id, "config/train_seq2seq.json")
+    assert json.loads(Path(config).read_text())["train_seq2seq"]["model"]["hidden_size"] == 16
     assert sorted(p.name for p in (paths.out / "checkpoints").iterdir()) == ["best.ckpt", "last.ckpt", "run.json"]
 
 
@@ -169,3 +173,22 @@ def test_ddp_on_two_cpu_processes_writes_everything_once(paths, tmp_path):
     assert len(runs("ddp-test")) == 1
     metrics = json.loads((paths.reports / "metrics.json").read_text())
     assert metrics["epochs"] == 1 and torch.isfinite(torch.tensor(metrics["train_loss"]))
+
+
+@pytest.mark.parametrize("section, message", [
+    ({"model": {"attention": "cosine"}}, "train_seq2seq.model.attention: expected one of"),
+    ({"model": {"rnn": "transformer"}}, "train_seq2seq.model.rnn: expected one of ['gru', 'lstm']"),
+    ({"data": {"batch_size": -64}}, "train_seq2seq.data.batch_size: must be >= 1, got -64"),
+    ({"optim": {"lr": "fast"}}, "train_seq2seq.optim.lr: expected float, got str 'fast'"),
+    ({"trainer": {"max_epoch": 3}}, "train_seq2seq.trainer.max_epoch: unknown key"),
+    ({"model": {"attention": "dot", "bidirectional": True}}, "train_seq2seq.model.attention: dot attention"),
+])
+def test_stage_rejects_bad_params_in_one_line_without_outputs(paths, tmp_path, section, message):
+    params = tmp_path / "params.yaml"
+    params.write_text(json.dumps({"train_seq2seq": section, "mlflow": {"enabled": False}}))
+    result = subprocess.run(
+        [sys.executable, "-m", "pipeline.train_seq2seq", "--params", str(params), "--data", str(paths.data),
+         "--vocab", str(paths.vocab), "--out", str(paths.out), "--reports", str(paths.reports)],
+        cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
+    assert not paths.out.exists() and not paths.reports.exists()

@@ -168,6 +168,10 @@ class Run:
         if self.client:
             self.client.log_artifact(self.run_id, str(path), artifact_path)
 
+    def log_dict(self, data: dict, artifact_file: str) -> None:
+        if self.client:
+            self.client.log_dict(self.run_id, data, artifact_file)
+
     def log_figure(self, figure: Any, artifact_file: str) -> None:
         if self.client:
             self.client.log_figure(self.run_id, figure, artifact_file)

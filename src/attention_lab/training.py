@@ -199,6 +199,7 @@ def train_seq2seq(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: T
     write_json(paths.reports / "metrics.json", metrics)
     run = tracking.Run(logger.experiment if logger else None, logger.run_id if logger else None)
     write_json(paths.out / "mlflow_run.json", {"run_id": run.run_id, "experiment": mlflow.experiment})
+    run.log_dict({"train_seq2seq": to_dict(params)}, "config/train_seq2seq.json")
     for path, folder in ((paths.reports / "history.csv", "reports"), (paths.reports / "metrics.json", "reports"),
                          (paths.out / "model.pt", "model")):
         run.log_artifact(path, folder)
