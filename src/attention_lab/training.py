@@ -103,6 +103,9 @@ def prepare_checkpoints(directory: Path, run_fingerprint: str) -> tuple[Path | N
     except (OSError, ValueError):
         state = {}
     if state.get("fingerprint") == run_fingerprint and last.is_file():
+        if rank_zero_only.rank == 0:
+            for stale in directory.glob(".*.tmp"):  # checkpoints a killed run was writing
+                stale.unlink()
         return last, state.get("mlflow_run_id")
     if rank_zero_only.rank == 0:
         shutil.rmtree(directory, ignore_errors=True)
@@ -153,11 +156,13 @@ def build_trainer(params: Seq2SeqParams, paths: TrainPaths, steps_per_epoch: int
 def summarize(history: list[dict], model: Seq2Seq) -> dict:
     """The stage's metrics: the last epoch's training loss, the best epoch's validation scores."""
     best = max(history, key=lambda r: r["val_bleu"]) if history else {}
-    timed = [r["tokens_per_s"] for r in history[1:] or history]  # the first epoch includes warm-up
+    timed = history[1:] or history  # the first epoch includes warm-up
+    seconds = sum(r["train_seconds"] for r in timed)
+    tokens = sum(r["tokens_per_s"] * r["train_seconds"] for r in timed)
     return {"epochs": len(history), "best_epoch": best.get("epoch"),
             "train_loss": history[-1]["train_loss"] if history else None,
             "val_loss": best.get("val_loss"), "val_ppl": best.get("val_ppl"), "val_bleu": best.get("val_bleu"),
-            "tokens_per_s": round(sum(timed) / len(timed), 1) if timed else None,
+            "tokens_per_s": round(tokens / seconds, 1) if seconds else None,
             "train_seconds": round(sum(r["train_seconds"] for r in history), 2),
             "parameters": sum(p.numel() for p in model.parameters())}
 
