@@ -5,8 +5,8 @@ from attention_lab.atomic import atomic_path, write_json
 from attention_lab.config import flatten, load_section
 from attention_lab.corpus import load_split
 from attention_lab.errors import run_main
-from attention_lab.stage import stage_args
 from attention_lab.evaluate import EvaluateParams, evaluate
+from attention_lab.stage import stage_args
 from attention_lab.translator import Translator
 
 

@@ -5,9 +5,9 @@ import shutil
 from attention_lab import tracking
 from attention_lab.config import load_section
 from attention_lab.errors import run_main
-from attention_lab.stage import stage_args
 from attention_lab.heatmaps import HeatmapParams, attention_figures
 from attention_lab.plotting import save_figure
+from attention_lab.stage import stage_args
 from attention_lab.translator import Translator
 
 

@@ -29,12 +29,13 @@ def corpus_zip(tmp_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def trained_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small model trained on the synthetic corpus (a few seconds), shared by the tests."""
+    from corpus_factory import write_zip
+
     from attention_lab.config import from_mapping
     from attention_lab.corpus import CorpusParams, TokenizeParams, save_splits, tokenize_corpus
     from attention_lab.tracking import MlflowParams
     from attention_lab.training import Seq2SeqParams, TrainPaths, train_seq2seq
     from attention_lab.vocab import VocabParams, build_vocabularies
-    from corpus_factory import write_zip
 
     root = tmp_path_factory.mktemp("trained")
     tokenize = TokenizeParams(valid_fraction=0.1, test_fraction=0.1)

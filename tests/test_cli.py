@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 import torch
-
 from conftest import REPO
 
 
@@ -35,7 +34,8 @@ def test_greedy_and_beam_agree_on_an_easy_sentence(trained_model):
 
 def test_file_in_file_out_keeps_blank_lines(trained_model, tmp_path):
     (tmp_path / "in.txt").write_text("I see the cat.\n\nYou want the bread.\n")
-    result = cli("translate", "--model", trained_model, "--input", tmp_path / "in.txt", "--output", tmp_path / "out.txt")
+    result = cli("translate", "--model", trained_model, "--input", tmp_path / "in.txt",
+                 "--output", tmp_path / "out.txt")
     assert result.returncode == 0 and result.stdout == ""
     assert (tmp_path / "out.txt").read_text() == "je vois le chat.\n\ntu veux le pain.\n"
 

@@ -2,9 +2,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import pytest
+from conftest import REPO
 
 from attention_lab.config import ConfigError, flatten, from_mapping, load_section, param, to_dict
-from conftest import REPO
 
 
 @dataclass(frozen=True)

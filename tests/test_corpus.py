@@ -5,13 +5,21 @@ import sys
 import zipfile
 
 import pytest
+from conftest import REPO
+from corpus_factory import corpus_text, write_zip
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attention_lab.corpus import (CorpusError, TokenizeParams, detokenize, normalize, parse_pairs,
-                                  read_corpus, split_by_source, verify_sha256)
-from conftest import REPO
-from corpus_factory import corpus_text, write_zip
+from attention_lab.corpus import (
+    CorpusError,
+    TokenizeParams,
+    detokenize,
+    normalize,
+    parse_pairs,
+    read_corpus,
+    split_by_source,
+    verify_sha256,
+)
 
 MB = 2**20
 

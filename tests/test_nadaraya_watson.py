@@ -16,8 +16,17 @@ import torch
 import yaml
 
 from attention_lab.config import ConfigError, from_mapping
-from attention_lab.nadaraya_watson import (NWParams, choose_bandwidth, kernel_scores, log_kernel, loo_mse,
-                                           make_data, pool, target, train_parametric)
+from attention_lab.nadaraya_watson import (
+    NWParams,
+    choose_bandwidth,
+    kernel_scores,
+    log_kernel,
+    loo_mse,
+    make_data,
+    pool,
+    target,
+    train_parametric,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 KERNELS = ("gaussian", "boxcar", "epanechnikov")

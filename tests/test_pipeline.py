@@ -14,10 +14,9 @@ from pathlib import Path
 
 import pytest
 import yaml
-from mlflow import MlflowClient
-
 from conftest import REPO
 from corpus_factory import write_zip
+from mlflow import MlflowClient
 
 pytestmark = pytest.mark.e2e
 

@@ -1,9 +1,9 @@
 import pytest
 import torch
+from test_model import batch, make_model
 
 from attention_lab.search import beam_search, decode, greedy_search, ids_to_lists, length_penalty, output_limits
 from attention_lab.vocab import BOS_ID, EOS_ID, PAD_ID
-from test_model import batch, make_model
 
 LENGTHS = (7, 5, 3)
 

@@ -3,11 +3,11 @@ import os
 import subprocess
 import sys
 import time
-
 from pathlib import Path
 
 import pytest
 import torch
+from conftest import REPO
 from mlflow import MlflowClient
 
 from attention_lab import seq2seq
@@ -18,7 +18,6 @@ from attention_lab.seq2seq import DivergedError
 from attention_lab.tracking import MlflowParams, TrackingError, redact
 from attention_lab.training import Seq2SeqParams, TrainPaths, train_seq2seq
 from attention_lab.vocab import VocabParams, build_vocabularies
-from conftest import REPO
 
 TINY = {"data": {"batch_size": 16, "max_len": 8, "val_bleu_size": 12},
         "model": {"embed_size": 16, "hidden_size": 16, "num_layers": 1, "dropout": 0.0},

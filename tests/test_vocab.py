@@ -2,8 +2,7 @@ import pandas as pd
 import pytest
 
 from attention_lab.errors import UserError
-from attention_lab.vocab import (BOS_ID, EOS_ID, PAD_ID, RESERVED, UNK_ID, Vocab, VocabParams,
-                                 build_vocabularies)
+from attention_lab.vocab import BOS_ID, EOS_ID, PAD_ID, RESERVED, UNK_ID, Vocab, VocabParams, build_vocabularies
 
 SENTENCES = [["b", "a", "c"], ["a", "b"], ["a", "d", "<eos>"], ["e"]]  # a:3 b:2 c:1 d:1 e:1
 

@@ -62,7 +62,8 @@ def load_model(path: str | Path, device: str | torch.device = "cpu") -> LoadedMo
             raise UserError(f"{path}: refusing to load: not a plain weights file (it references {target})") from None
         raise UserError(f"{path}: corrupt or truncated model file (not a weights archive)") from None
     except (RuntimeError, EOFError, OSError, ValueError, zipfile.BadZipFile) as exc:
-        raise UserError(f"{path}: corrupt or truncated model file ({str(exc).splitlines()[0][:160]})") from None
+        reason = str(exc).splitlines()[0].split(". ")[0][:160]  # torch appends paragraphs of advice
+        raise UserError(f"{path}: corrupt or truncated model file ({reason})") from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise UserError(f"{path}: not an attention-lab model file")
     if payload.get("version") != VERSION:

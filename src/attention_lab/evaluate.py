@@ -41,7 +41,8 @@ def bucket_label(length: int, bounds: Sequence[int]) -> str:
     return f"{low}+"
 
 
-def evaluate(translator: Translator, test: pd.DataFrame, params: EvaluateParams) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
+def evaluate(translator: Translator, test: pd.DataFrame,
+             params: EvaluateParams) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
     """Returns (metrics, one row per source with its beam translation, BLEU per length bucket)."""
     sources = test_sources(test, params.max_sentences)
     src_text = [detokenize(s.split()) for s in sources.index]
@@ -64,7 +65,8 @@ def evaluate(translator: Translator, test: pd.DataFrame, params: EvaluateParams)
     for label, group in rows.groupby("bucket", sort=False):
         scores = corpus_scores(group["hypothesis"].tolist(), [refs[i] for i in group.index], lowercase)
         buckets.append({"source_tokens": label, "sentences": len(group), "bleu": scores["bleu"]})
-    order = [bucket_label(b, params.length_buckets) for b in params.length_buckets] + [f"{params.length_buckets[-1] + 1}+"]
+    bounds = params.length_buckets
+    order = [bucket_label(b, bounds) for b in bounds] + [f"{bounds[-1] + 1}+"]
     by_length = pd.DataFrame(buckets).set_index("source_tokens").reindex(order).dropna().reset_index()
     by_length["sentences"] = by_length["sentences"].astype(int)
     metrics["d2l_examples"] = d2l_table(translator)

@@ -135,7 +135,8 @@ class Run:
         if not params.enabled:
             return cls(None, None)
         tracking = client()
-        run = tracking.create_run(ensure_experiment(tracking, params.experiment), run_name=run_name or stage, tags=run_tags(stage))
+        run = tracking.create_run(ensure_experiment(tracking, params.experiment), run_name=run_name or stage,
+                                  tags=run_tags(stage))
         return cls(tracking, run.info.run_id)
 
     @classmethod

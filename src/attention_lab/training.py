@@ -171,7 +171,7 @@ def train_seq2seq(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: T
     """Train, export `model.pt` and write the reports; returns the metrics (None on ranks > 0)."""
     if mlflow.enabled:
         tracking.client()  # an unreachable tracking server fails here, before any work
-    pl.seed_everything(params.seed, workers=True)
+    pl.seed_everything(params.seed, workers=True, verbose=False)
     src_vocab, tgt_vocab = Vocab.load(paths.vocab / "src.json"), Vocab.load(paths.vocab / "tgt.json")
     lowercase = load_settings(paths.data).lowercase
     datamodule = TranslationDataModule(paths.data, src_vocab, tgt_vocab, params.data, params.seed)
@@ -180,7 +180,8 @@ def train_seq2seq(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: T
     module = Seq2SeqModule(model, params.optim, tgt_vocab, lowercase, params.data.max_len)
     trainer, history = build_trainer(params, paths, -(-len(datamodule.train_pairs) // params.data.batch_size))
 
-    inputs = [paths.data / f"{n}.parquet" for n in ("train", "valid")] + [paths.vocab / f"{n}.json" for n in ("src", "tgt")]
+    inputs = [paths.data / "train.parquet", paths.data / "valid.parquet", paths.vocab / "src.json",
+              paths.vocab / "tgt.json"]
     run_fingerprint = fingerprint(params, inputs)
     resume, run_id = prepare_checkpoints(paths.checkpoints, run_fingerprint)
     logger = make_logger(mlflow, run_id)
