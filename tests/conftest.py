@@ -31,24 +31,18 @@ def trained_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small model trained on the synthetic corpus (a few seconds), shared by the tests."""
     from corpus_factory import write_zip
 
+    from attention_lab.bench import prepare_data
     from attention_lab.config import from_mapping
-    from attention_lab.corpus import CorpusParams, TokenizeParams, save_splits, tokenize_corpus
+    from attention_lab.corpus import TokenizeParams
     from attention_lab.tracking import MlflowParams
-    from attention_lab.training import Seq2SeqParams, TrainPaths, train_seq2seq
-    from attention_lab.vocab import VocabParams, build_vocabularies
+    from attention_lab.training import Seq2SeqParams, train_seq2seq
 
     root = tmp_path_factory.mktemp("trained")
-    tokenize = TokenizeParams(valid_fraction=0.1, test_fraction=0.1)
-    splits, _ = tokenize_corpus(write_zip(root / "fra-eng.zip"), CorpusParams(sha256=None), tokenize)
-    save_splits(root / "data", splits, tokenize)
-    src, tgt, _ = build_vocabularies(splits, VocabParams())
-    src.save(root / "vocab" / "src.json")
-    tgt.save(root / "vocab" / "tgt.json")
+    paths = prepare_data(write_zip(root / "fra-eng.zip"), TokenizeParams(valid_fraction=0.1, test_fraction=0.1), root)
     params = from_mapping(Seq2SeqParams, {
         "data": {"batch_size": 16, "max_len": 8},
         "model": {"embed_size": 32, "hidden_size": 32, "num_layers": 1, "dropout": 0.0},
         "optim": {"lr": 0.02},
         "trainer": {"accelerator": "cpu", "max_epochs": 25, "progress_bar": False}}, "train_seq2seq")
-    train_seq2seq(params, MlflowParams(enabled=False), TrainPaths(root / "data", root / "vocab", root / "model",
-                                                                  root / "reports"))
-    return root / "model"
+    train_seq2seq(params, MlflowParams(enabled=False), paths)
+    return paths.out

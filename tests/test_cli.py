@@ -1,3 +1,4 @@
+import json
 import os
 import pickle
 import subprocess
@@ -111,3 +112,16 @@ def test_other_bad_arguments(trained_model, tmp_path):
                    "translate.length_penalty: must be >= 0")
     result = cli("translate", "--model", trained_model, "--beam", "0", "Go.")
     assert result.returncode == 2 and "expected a positive integer" in result.stderr
+
+
+def test_bench_prints_measured_throughput_as_json(corpus_zip):
+    result = cli("bench", "--corpus", corpus_zip, "--pairs", 120, "--epochs", 2, "--one-by-one", 3)
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(result.stdout)  # stdout holds the report alone
+    assert report["training"]["epochs"] == 2 and report["training"]["tokens_per_s"] > 0
+    assert report["train_seq2seq"]["model"]["hidden_size"] == 32  # d2l's seed configuration
+    for search in ("greedy", "beam"):
+        speed = report["decoding"][search]
+        assert speed["sentences"] == 6 and speed["batched_sentences_per_s"] > 0
+        assert speed["batching_speedup"] == pytest.approx(
+            speed["batched_sentences_per_s"] / speed["one_by_one_sentences_per_s"], rel=0.05)

@@ -11,13 +11,13 @@ from conftest import REPO
 from mlflow import MlflowClient
 
 from attention_lab import seq2seq
+from attention_lab.bench import prepare_data
 from attention_lab.checkpoint import load_model
 from attention_lab.config import ConfigError, from_mapping
-from attention_lab.corpus import CorpusParams, TokenizeParams, save_splits, tokenize_corpus
+from attention_lab.corpus import TokenizeParams
 from attention_lab.seq2seq import DivergedError
 from attention_lab.tracking import MlflowParams, TrackingError, redact
 from attention_lab.training import Seq2SeqParams, TrainPaths, train_seq2seq
-from attention_lab.vocab import VocabParams, build_vocabularies
 
 TINY = {"data": {"batch_size": 16, "max_len": 8, "val_bleu_size": 12},
         "model": {"embed_size": 16, "hidden_size": 16, "num_layers": 1, "dropout": 0.0},
@@ -32,13 +32,7 @@ def tiny_params(**sections) -> Seq2SeqParams:
 
 @pytest.fixture
 def paths(tmp_path, corpus_zip) -> TrainPaths:
-    tokenize = TokenizeParams(valid_fraction=0.1, test_fraction=0.1)
-    splits, _ = tokenize_corpus(corpus_zip, CorpusParams(sha256=None), tokenize)
-    save_splits(tmp_path / "data", splits, tokenize)
-    src, tgt, _ = build_vocabularies(splits, VocabParams())
-    src.save(tmp_path / "vocab" / "src.json")
-    tgt.save(tmp_path / "vocab" / "tgt.json")
-    return TrainPaths(tmp_path / "data", tmp_path / "vocab", tmp_path / "model", tmp_path / "reports")
+    return prepare_data(corpus_zip, TokenizeParams(valid_fraction=0.1, test_fraction=0.1), tmp_path)
 
 
 def runs(experiment="attention-lab"):

@@ -84,17 +84,21 @@ def decoding_speed(translator: Translator, sources: list[str], beam_size: int, o
     return results
 
 
+def prepare_data(corpus: str | Path, tokenize: TokenizeParams, root: Path) -> TrainPaths:
+    """The tokenize and vocab stages in one call, into `root` (any corpus checksum accepted): what
+    a benchmark or a test trains on without running DVC."""
+    splits, _ = tokenize_corpus(corpus, CorpusParams(sha256=None), tokenize)
+    save_splits(root / "data", splits, tokenize)
+    src, tgt, _ = build_vocabularies(splits, VocabParams())
+    src.save(root / "vocab" / "src.json")
+    tgt.save(root / "vocab" / "tgt.json")
+    return TrainPaths(root / "data", root / "vocab", root / "model", root / "reports")
+
+
 def run_benchmark(options: BenchOptions) -> dict:
     params = bench_params(options)
-    tokenize = TokenizeParams(max_pairs=options.pairs)
     with tempfile.TemporaryDirectory(prefix="attention-lab-bench-") as tmp:
-        root = Path(tmp)
-        splits, _ = tokenize_corpus(options.corpus, CorpusParams(sha256=None), tokenize)
-        save_splits(root / "data", splits, tokenize)
-        src, tgt, _ = build_vocabularies(splits, VocabParams())
-        src.save(root / "vocab" / "src.json")
-        tgt.save(root / "vocab" / "tgt.json")
-        paths = TrainPaths(root / "data", root / "vocab", root / "model", root / "reports")
+        paths = prepare_data(options.corpus, TokenizeParams(max_pairs=options.pairs), Path(tmp))
         start = time.perf_counter()
         with contextlib.redirect_stdout(sys.stderr):  # stdout carries the JSON report alone
             metrics = train_seq2seq(params, MlflowParams(enabled=False), paths)

@@ -113,14 +113,14 @@ def prepare_checkpoints(directory: Path, run_fingerprint: str) -> tuple[Path | N
     return None, None
 
 
-def make_logger(mlflow: tracking.MlflowParams, run_id: str | None) -> pl.loggers.MLFlowLogger | None:
-    if not mlflow.enabled:
+def make_logger(mlflow: tracking.MlflowParams, client: object, run_id: str | None) -> pl.loggers.MLFlowLogger | None:
+    """Lightning's MLflow logger on the checked `client`, or None when tracking is off."""
+    if client is None:
         return None
-    uri = tracking.tracking_uri()
     if rank_zero_only.rank == 0:
-        tracking.ensure_experiment(tracking.client(uri), mlflow.experiment)
-    return pl.loggers.MLFlowLogger(experiment_name=mlflow.experiment, tracking_uri=uri, run_id=run_id,
-                                   run_name="train_seq2seq", tags=tracking.run_tags("train_seq2seq"))
+        tracking.ensure_experiment(client, mlflow.experiment)
+    return pl.loggers.MLFlowLogger(experiment_name=mlflow.experiment, tracking_uri=tracking.tracking_uri(),
+                                   run_id=run_id, run_name="train_seq2seq", tags=tracking.run_tags("train_seq2seq"))
 
 
 def build_trainer(params: Seq2SeqParams, paths: TrainPaths, steps_per_epoch: int) -> tuple[pl.Trainer, History]:
@@ -169,8 +169,7 @@ def summarize(history: list[dict], model: Seq2Seq) -> dict:
 
 def train_seq2seq(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: TrainPaths) -> dict | None:
     """Train, export `model.pt` and write the reports; returns the metrics (None on ranks > 0)."""
-    if mlflow.enabled:
-        tracking.client()  # an unreachable tracking server fails here, before any work
+    client = tracking.client() if mlflow.enabled else None  # unreachable: fails here, before any work
     pl.seed_everything(params.seed, workers=True, verbose=False)
     src_vocab, tgt_vocab = Vocab.load(paths.vocab / "src.json"), Vocab.load(paths.vocab / "tgt.json")
     lowercase = load_settings(paths.data).lowercase
@@ -184,7 +183,7 @@ def train_seq2seq(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: T
               paths.vocab / "tgt.json"]
     run_fingerprint = fingerprint(params, inputs)
     resume, run_id = prepare_checkpoints(paths.checkpoints, run_fingerprint)
-    logger = make_logger(mlflow, run_id)
+    logger = make_logger(mlflow, client, run_id)
     if logger is not None:
         trainer.logger = logger
     if rank_zero_only.rank == 0:
