@@ -112,6 +112,10 @@ def test_other_bad_arguments(trained_model, tmp_path):
                    "translate.length_penalty: must be >= 0")
     result = cli("translate", "--model", trained_model, "--beam", "0", "Go.")
     assert result.returncode == 2 and "expected a positive integer" in result.stderr
+    result = cli("translate", "--model", trained_model, "--device", "gpu", "Go.")
+    assert result.returncode == 2 and "invalid choice: 'gpu'" in result.stderr
+    if not torch.cuda.is_available():
+        one_line_error(cli("translate", "--model", trained_model, "--device", "cuda", "Go."), "no CUDA device")
 
 
 def test_bench_prints_measured_throughput_as_json(corpus_zip):

@@ -45,6 +45,8 @@ def read_sentences(args: argparse.Namespace) -> list[str]:
 
 
 def translate(args: argparse.Namespace) -> None:
+    import torch
+
     from attention_lab.atomic import write_text
     from attention_lab.config import from_mapping
     from attention_lab.heatmaps import panel
@@ -53,6 +55,8 @@ def translate(args: argparse.Namespace) -> None:
     from attention_lab.vocab import UNK
 
     lines = read_sentences(args)
+    if args.device == "cuda" and not torch.cuda.is_available():
+        raise UserError("--device cuda: no CUDA device is available")
     search = from_mapping(SearchParams, {"beam_size": args.beam, "length_penalty": args.length_penalty,
                                          "max_len_ratio": args.max_len_ratio, "batch_size": args.batch_size},
                           "translate")
@@ -112,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--input", help="file with one sentence per line, - for stdin")
     t.add_argument("--output", help="write translations here instead of stdout")
     t.add_argument("--heatmap", help="save the attention heatmap(s) to this PNG")
-    t.add_argument("--device", default=None, help="cpu or cuda (default: cuda when available)")
+    t.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: cuda when available")
     t.set_defaults(func=translate)
 
     b = commands.add_parser("bench", help="measure training and decoding throughput, print JSON")
