@@ -1,9 +1,14 @@
-"""Stage `tokenize`: corpus zip -> normalised train/valid/test parquet files and a report."""
+"""Stage `tokenize`: corpus zip -> cleaned train/valid/test parquet files and a report."""
 
 from attention_lab.atomic import write_json
 from attention_lab.config import load_section
-from attention_lab.corpus import CorpusParams, TokenizeParams, save_splits, tokenize_corpus
 from attention_lab.errors import run_main
+from attention_lab.splits import (
+    CorpusParams,
+    TokenizeParams,
+    save_splits,
+    tokenize_corpus,
+)
 from attention_lab.stage import stage_args
 
 

@@ -1,0 +1,45 @@
+"""Text conventions of the corpus: cleaning raw lines, d2l's word normalisation, and turning word
+tokens back into French text.
+
+d2l §10.5 (machine translation data): `\\u202f`/`\\xa0` become spaces, text is lowercased and a
+space is put before `, . ! ?`; tokens are space-separated and French elisions (`j'ai`) stay one
+token. The subword tokenizer needs none of this beyond `clean`: it keeps case and spacing as they
+are, so its output is ordinary text.
+"""
+
+from __future__ import annotations
+
+import re
+
+_TRANSLATE = str.maketrans({"\u202f": " ", "\xa0": " ", "\u2019": "'"})
+_SPACE_BEFORE = re.compile(r"(?<! )([,.!?])")  # d2l: a space before , . ! ? unless there is one
+_SPACE_AROUND = re.compile(r"([«»\"“”;:()\[\]…¡¿])")  # other punctuation becomes its own token
+_ATTACH_LEFT = (".", ",", ")", "]", "…")  # detokenize: these stick to the previous token
+_ATTACH_RIGHT = ("(", "[")  # ... and the next token sticks to these
+
+
+def clean(text: str) -> str:
+    """A raw corpus or user line as stored: typographic spaces and apostrophes made plain, runs of
+    whitespace collapsed. Case and punctuation stay."""
+    return " ".join(text.translate(_TRANSLATE).split())
+
+
+def normalize_words(text: str, lowercase: bool = True) -> str:
+    """d2l's `preprocess_nmt`, plus spacing of other punctuation: `Go.` -> `go .`."""
+    text = clean(text)
+    if lowercase:
+        text = text.lower()
+    text = _SPACE_AROUND.sub(r" \1 ", _SPACE_BEFORE.sub(r" \1", text))
+    return " ".join(text.split())
+
+
+def detokenize_words(tokens: list[str]) -> str:
+    """Word tokens back to French text: `je suis chez moi .` -> `Je suis chez moi.`, `va !` ->
+    `Va !` (French puts a space before `! ? : ;`), first letter capitalised."""
+    text = ""
+    for token in tokens:
+        if text and not token.startswith(_ATTACH_LEFT) and not text.endswith(_ATTACH_RIGHT):
+            text += " "
+        text += token
+    first = next((i for i, char in enumerate(text) if char.isalpha()), None)  # « bonjour » -> « Bonjour »
+    return text if first is None else text[:first] + text[first].upper() + text[first + 1 :]
