@@ -1,11 +1,16 @@
-"""Stage `evaluate`: trained model + test split -> BLEU/chrF report, translations, BLEU by length."""
+"""Stage `evaluate`: trained model + test split -> BLEU/chrF report, translations, BLEU by length.
 
-from attention_lab import tracking
+MLflow: the test metrics, the translations (as a table) and the report files join the training run,
+and are also kept in a child run of it named after the DVC experiment (`mlflow_run.child_run`); there
+the metrics are linked to the logged model and to the test split, so the UI's model page lists them.
+"""
+
+from attention_lab import mlflow_run, tracking
 from attention_lab.atomic import atomic_path, write_json
-from attention_lab.config import flatten, load_section
-from attention_lab.corpus import load_split
+from attention_lab.config import flatten, load_section, to_dict
 from attention_lab.errors import run_main
-from attention_lab.evaluate import EvaluateParams, evaluate
+from attention_lab.evaluation import EvaluateParams, score_test_split
+from attention_lab.splits import load_split
 from attention_lab.stage import stage_args
 from attention_lab.translator import Translator
 
@@ -15,16 +20,24 @@ def main() -> None:
                       out="folder for the reports")
     params = load_section(args.params, "evaluate", EvaluateParams)
     mlflow = load_section(args.params, "mlflow", tracking.MlflowParams)
-    run = tracking.Run.resume(mlflow, tracking.recorded_run_id(args.model))
-    metrics, translations, by_length = evaluate(Translator.load(args.model), load_split(args.data, "test"), params)
-    with atomic_path(args.out / "translations.tsv") as tmp:
-        translations.to_csv(tmp, sep="\t", index=False)
-    with atomic_path(args.out / "bleu_by_length.csv") as tmp:
-        by_length.to_csv(tmp, index=False)
-    write_json(args.out / "metrics.json", metrics)
-    run.log_metrics({f"test/{k}": v for k, v in flatten(metrics).items() if isinstance(v, (int, float))})
-    for name in ("metrics.json", "translations.tsv", "bleu_by_length.csv"):
-        run.log_artifact(args.out / name, "evaluate")
+    training = mlflow_run.Run.resume(mlflow, mlflow_run.recorded_run_id(args.model))
+    with mlflow_run.child_run(training, "evaluate", flatten({"evaluate": to_dict(params)})) as evaluation:
+        test = load_split(args.data, "test")
+        metrics, translations, by_length = score_test_split(Translator.load(args.model), test, params)
+        with atomic_path(args.out / "translations.tsv") as tmp:
+            translations.to_csv(tmp, sep="\t", index=False)
+        with atomic_path(args.out / "bleu_by_length.csv") as tmp:
+            by_length.to_csv(tmp, index=False)
+        write_json(args.out / "metrics.json", metrics)
+        scores = {f"test/{k}": v for k, v in flatten(metrics).items()
+                  if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        test_set = evaluation.log_dataset(test, "test", args.data / "test.parquet", "testing")
+        evaluation.log_metrics(scores, model_id=training.logged_model_id(), dataset=test_set)
+        training.log_metrics(scores)
+        for run in (training, evaluation):
+            run.log_table(translations, "evaluate/translations.json")
+            for name in ("metrics.json", "translations.tsv", "bleu_by_length.csv"):
+                run.log_artifact(args.out / name, "evaluate")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,11 @@
-"""Stage `heatmaps`: trained model -> attention heatmap PNGs (one per sentence, plus a grid)."""
+"""Stage `heatmaps`: trained model -> attention heatmap PNGs (one per sentence, plus a grid).
 
-import shutil
+MLflow: the PNGs join the training run and a child run of it (`mlflow_run.child_run`).
+"""
 
-from attention_lab import tracking
-from attention_lab.config import load_section
+from attention_lab import mlflow_run, tracking
+from attention_lab.atomic import atomic_dir
+from attention_lab.config import flatten, load_section, to_dict
 from attention_lab.errors import run_main
 from attention_lab.heatmaps import HeatmapParams, attention_figures
 from attention_lab.plotting import save_figure
@@ -15,12 +17,17 @@ def main() -> None:
     args = stage_args(__doc__, model="folder of model.pt and mlflow_run.json", out="folder for the PNGs")
     params = load_section(args.params, "heatmaps", HeatmapParams)
     mlflow = load_section(args.params, "mlflow", tracking.MlflowParams)
-    run = tracking.Run.resume(mlflow, tracking.recorded_run_id(args.model))
-    figures, grid = attention_figures(Translator.load(args.model), params.sentences, params.search)
-    shutil.rmtree(args.out, ignore_errors=True)  # no PNG of a sentence that left the params
-    for name, figure in {**figures, "grid.png": grid}.items():
-        save_figure(figure, args.out / name)
-        run.log_figure(figure, f"heatmaps/{name}")
+    training = mlflow_run.Run.resume(mlflow, mlflow_run.recorded_run_id(args.model))
+    with mlflow_run.child_run(training, "heatmaps", flatten({"heatmaps": to_dict(params)})) as heatmaps:
+        figures, grid = attention_figures(Translator.load(args.model), params.sentences, params.search)
+        figures["grid.png"] = grid
+        # The whole folder at once: no PNG of a sentence that left the params, none half-written.
+        with atomic_dir(args.out) as folder:
+            for name, figure in figures.items():
+                save_figure(figure, folder / name)
+        for run in (training, heatmaps):
+            for name in figures:
+                run.log_artifact(args.out / name, "heatmaps")
 
 
 if __name__ == "__main__":

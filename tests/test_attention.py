@@ -242,3 +242,74 @@ def test_masked_softmax_property(case):
     sums = weights.sum(-1)
     torch.testing.assert_close(sums[lengths > 0], torch.ones(int((lengths > 0).sum())))
     assert (sums[lengths == 0] == 0).all()
+
+
+# ---------------------------------------------------------------------------------------------
+# Every scorer against its paper's formula, computed here by hand (numpy loops, float64) from the
+# module's own weights. Keys differ from each other (unlike d2l's toy, where any scorer gives
+# uniform weights), two sentences have different valid lengths, and sizes are both unequal and
+# equal (square weights: a transposed or swapped matrix changes values instead of crashing).
+
+HB, HQ, HK, HV, HA = 2, 3, 5, 3, 7  # batch, queries, keys, value size, additive hidden size
+HAND_VALID = {"1d": torch.tensor([5, 2]), "2d": torch.tensor([[5, 1, 3], [2, 2, 1]])}
+
+
+def hand_scores(kind: str, attention: torch.nn.Module, q: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """Scores (B, Q, K) from the definitions, one (b, i, j) at a time."""
+    weight = {name: p.detach().numpy() for name, p in attention.named_parameters()}
+    out = np.zeros((q.shape[0], q.shape[1], k.shape[1]))
+    for b, i, j in np.ndindex(*out.shape):
+        qi, kj = q[b, i], k[b, j]
+        if kind == "additive":  # Bahdanau: w_v^T tanh(W_q q + W_k k)
+            out[b, i, j] = weight["w_v.weight"][0] @ np.tanh(weight["W_q.weight"] @ qi + weight["W_k.weight"] @ kj)
+        elif kind == "dot":  # Luong dot: q^T k
+            out[b, i, j] = qi @ kj
+        elif kind == "scaled_dot":  # Vaswani: q^T k / sqrt(d)
+            out[b, i, j] = qi @ kj / np.sqrt(len(qi))
+        elif kind == "general":  # Luong general: q^T W k
+            out[b, i, j] = qi @ weight["W.weight"] @ kj
+        else:  # Luong location: (W_a q + b_a)_j, position j only, whatever the key says
+            out[b, i, j] = (weight["W_a.weight"] @ qi + weight["W_a.bias"])[j]
+    return out
+
+
+def hand_softmax(scores: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Softmax over the first valid[b, i] keys of each row, zero elsewhere."""
+    out = np.zeros_like(scores)
+    for b, i in np.ndindex(*scores.shape[:2]):
+        n = valid[b, i]
+        e = np.exp(scores[b, i, :n] - scores[b, i, :n].max())
+        out[b, i, :n] = e / e.sum()
+    return out
+
+
+# Keys of DK features where the scorer allows it, and of DQ features for every scorer.
+HAND_CASES = [(kind, DK) for kind in KINDS if kind not in ("dot", "scaled_dot")] + [(kind, DQ) for kind in KINDS]
+
+
+@pytest.mark.parametrize("kind, dk", HAND_CASES, ids=[f"{kind}-dk{dk}" for kind, dk in HAND_CASES])
+@pytest.mark.parametrize("lens", list(HAND_VALID))
+def test_every_scorer_matches_its_formula_on_distinct_keys(kind, dk, lens):
+    torch.manual_seed(7)
+    attention = make_attention(kind, DQ, dk, hidden_size=HA, max_keys=HK + 2).double().eval()
+    generator = torch.Generator().manual_seed(11)
+    queries = torch.randn(HB, HQ, DQ, generator=generator, dtype=torch.float64)
+    keys = torch.randn(HB, HK, dk, generator=generator, dtype=torch.float64)
+    values = torch.randn(HB, HK, HV, generator=generator, dtype=torch.float64)
+    valid_lens = HAND_VALID[lens]
+    valid = (valid_lens[:, None] if valid_lens.dim() == 1 else valid_lens).expand(HB, HQ).numpy()  # (B, Q)
+
+    expected_weights = hand_softmax(hand_scores(kind, attention, queries.numpy(), keys.numpy()), valid)
+    expected_context = np.einsum("bqk,bkv->bqv", expected_weights, values.numpy())
+    context = attention(queries, keys, values, valid_lens)
+    weights = attention.attention_weights
+    # The keys really differ: the expected weights are far from uniform over the valid keys.
+    assert np.abs(expected_weights[0, 0] - 1 / HK).max() > 0.02
+    torch.testing.assert_close(weights, torch.from_numpy(expected_weights), rtol=0, atol=1e-12)
+    torch.testing.assert_close(context, torch.from_numpy(expected_context), rtol=0, atol=1e-12)
+    padded = np.arange(HK)[None, None, :] >= valid[:, :, None]  # (B, Q, K)
+    assert (weights[torch.from_numpy(padded)] == 0).all()  # exactly zero, not merely small
+    torch.testing.assert_close(weights.sum(-1), torch.ones(HB, HQ, dtype=torch.float64), rtol=0, atol=1e-12)
+    if kind == "scaled_dot":  # the fused path, which keeps no weights, gives the same context
+        fused = attention(queries, keys, values, valid_lens, need_weights=False)
+        torch.testing.assert_close(fused, torch.from_numpy(expected_context), rtol=0, atol=1e-12)

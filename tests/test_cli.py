@@ -1,3 +1,7 @@
+"""`attention-lab`: translations checked against `Translator.translate`, and every failure one
+line starting with `error:`, exit status 2, no partial output."""
+
+import io
 import json
 import os
 import pickle
@@ -7,71 +11,176 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import REPO
+from conftest import REPO, TINY_TRAINING
+from corpus_factory import write_zip
+
+from attention_lab.bench import prepare_data
+from attention_lab.cli import main
+from attention_lab.config import from_mapping
+from attention_lab.model import ModelParams
+from attention_lab.splits import (
+    CorpusParams,
+    TokenizeParams,
+    references,
+    tokenize_corpus,
+)
+from attention_lab.tokenizer import VocabParams
+from attention_lab.tracking import MlflowParams
+from attention_lab.training import Seq2SeqParams, train_seq2seq
+from attention_lab.translator import SearchParams, Translator
+
+torch.set_num_threads(1)
+
+SENTENCES = ["I see the cat.", "We like the book and she takes the car now.", "Go.", "Kowalski sees the dog."]
 
 
-def cli(*args, stdin=None, cwd=REPO):
-    return subprocess.run([sys.executable, "-m", "attention_lab.cli", *map(str, args)], input=stdin,
-                          capture_output=True, text=True, cwd=cwd, timeout=120)
+def cli(capsys, *args, stdin=None, monkeypatch=None):
+    """`attention-lab ARGS` in this process: (exit status, stdout, stderr)."""
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    capsys.readouterr()
+    try:
+        main([str(a) for a in args])
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
 
 
-def one_line_error(result, text):
-    assert result.returncode == 2, result.stderr
-    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1, result.stderr
-    assert text in result.stderr, result.stderr
+def one_line_error(result, *texts):
+    code, out, err = result
+    assert code == 2, err
+    assert err.startswith("error: ") and err.count("\n") == 1 and err.endswith("\n"), err
+    for text in texts:
+        assert text in err, err
+    assert out == ""
 
 
-def test_translates_sentences_from_arguments(trained_model):
-    result = cli("translate", "--model", trained_model, "I see the cat.", "We like the book.")
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == ["je vois le chat.", "nous aimons le livre."]
+@pytest.fixture(scope="module")
+def expected(trained_model):
+    """What `Translator.translate` gives with the CLI's defaults (beam 4, alpha 0.6, ratio 2)."""
+    translator = Translator.load(trained_model, "cpu")
+
+    def translate(sentences, **search):
+        return [t.text for t in translator.translate(sentences, SearchParams(**search))]
+
+    return translate
 
 
-def test_greedy_and_beam_agree_on_an_easy_sentence(trained_model):
-    outputs = {beam: cli("translate", "--model", trained_model, "--beam", beam, "She takes the car.").stdout
-               for beam in (1, 4)}
-    assert outputs[1] == outputs[4] == "elle prend la voiture.\n"
+# -- translations ------------------------------------------------------------------------------------
+
+def test_translates_sentences_from_arguments(trained_model, expected, capsys):
+    code, out, err = cli(capsys, "translate", "--model", trained_model, "--device", "cpu", *SENTENCES)
+    assert code == 0, err
+    assert out.splitlines() == expected(SENTENCES) and out.endswith("\n")
+    assert all(line.strip() for line in out.splitlines())
+    assert err == ""  # subword mode: no word is outside the vocabulary
 
 
-def test_file_in_file_out_keeps_blank_lines(trained_model, tmp_path):
-    (tmp_path / "in.txt").write_text("I see the cat.\n\nYou want the bread.\n")
-    result = cli("translate", "--model", trained_model, "--input", tmp_path / "in.txt",
-                 "--output", tmp_path / "out.txt")
-    assert result.returncode == 0 and result.stdout == ""
-    assert (tmp_path / "out.txt").read_text() == "je vois le chat.\n\ntu veux le pain.\n"
+def test_search_options_reach_the_translator(trained_model, expected, capsys):
+    code, out, _ = cli(capsys, "translate", "--model", trained_model / "model.pt", "--device", "cpu", "--beam", 1,
+                       "--max-len-ratio", "0.5", "--batch-size", 2, *SENTENCES)
+    assert code == 0 and out.splitlines() == expected(SENTENCES, beam_size=1, max_len_ratio=0.5, batch_size=2)
+    code, out, _ = cli(capsys, "translate", "--model", trained_model, "--device", "cpu", "--beam", 3,
+                       "--length-penalty", "0", *SENTENCES)
+    assert code == 0 and out.splitlines() == expected(SENTENCES, beam_size=3, length_penalty=0.0)
 
 
-def test_stdin_to_stdout_with_heatmap(trained_model, tmp_path):
-    result = cli("translate", "--model", trained_model, "--heatmap", tmp_path / "h.png", stdin="He sees the dog.\n")
-    assert result.returncode == 0 and result.stdout == "il voit le chien.\n"
+def test_file_in_file_out_keeps_blank_lines(trained_model, expected, capsys, tmp_path):
+    lines = ["I see the cat.", "", "You want the bread.", "   ", "Go.", ""]
+    (tmp_path / "in.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out, err = cli(capsys, "translate", "--model", trained_model, "--device", "cpu",
+                         "--input", tmp_path / "in.txt", "--output", tmp_path / "out.txt")
+    assert code == 0 and out == "", err
+    written = (tmp_path / "out.txt").read_text(encoding="utf-8")
+    assert written.endswith("\n") and written.count("\n") == len(lines)
+    translations = iter(expected([line for line in lines if line.strip()]))
+    assert written.splitlines() == [next(translations) if line.strip() else "" for line in lines]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt", "out.txt"]  # no temporary file left
+
+
+def test_stdin_and_dash_input(trained_model, expected, capsys, monkeypatch):
+    text = "He sees the dog.\n\nShe takes the car.\r\n"
+    for input_args in ([], ["--input", "-"]):
+        code, out, err = cli(capsys, "translate", "--model", trained_model, "--device", "cpu", *input_args,
+                             stdin=text, monkeypatch=monkeypatch)
+        assert code == 0, err
+        first, second = expected(["He sees the dog.", "She takes the car."])
+        assert out == f"{first}\n\n{second}\n"
+
+
+def test_stdin_to_stdout_with_heatmap_in_a_subprocess(trained_model, expected, tmp_path):
+    result = subprocess.run([sys.executable, "-m", "attention_lab.cli", "translate", "--model", str(trained_model),
+                             "--device", "cpu", "--heatmap", str(tmp_path / "h.png")],
+                            input="He sees the dog.\nGo.\n", capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.splitlines() == expected(["He sees the dog.", "Go."])
     assert (tmp_path / "h.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_unknown_and_overlong_input_are_reported(trained_model):
-    result = cli("translate", "--model", trained_model, "I see the zebra and the cat and the dog today.")
-    assert result.returncode == 0 and result.stdout.strip()
-    assert "unknown words read as <unk>: zebra" in result.stderr
-    assert "warning: line 1 has 12 tokens; the model reads the first 7" in result.stderr
-
-
-def test_console_script_is_installed(trained_model):
+def test_console_script_is_installed(trained_model, expected):
     script = Path(sys.executable).parent / "attention-lab"
-    result = subprocess.run([script, "translate", "--model", trained_model, "Go."], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
+    result = subprocess.run([str(script), "translate", "--model", str(trained_model), "--device", "cpu", "Go."],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.splitlines() == expected(["Go."])
 
 
-def test_missing_model(tmp_path):
-    one_line_error(cli("translate", "--model", tmp_path / "none", "Go."), "no such model file")
+@pytest.fixture(scope="module")
+def word_model(tmp_path_factory):
+    """A tiny word-mode model, where names are outside the vocabulary."""
+    root = tmp_path_factory.mktemp("word-model")
+    paths = prepare_data(write_zip(root / "fra-eng.zip"), TokenizeParams(valid_fraction=0.1, test_fraction=0.1),
+                         root, VocabParams(kind="word"))
+    config = {**TINY_TRAINING, "model": {**TINY_TRAINING["model"], "tie_embeddings": "none"},
+              "trainer": {**TINY_TRAINING["trainer"], "max_epochs": 2}}
+    train_seq2seq(from_mapping(Seq2SeqParams, config, "train_seq2seq"), MlflowParams(enabled=False), paths)
+    return paths.out
 
 
-def test_corrupt_and_truncated_models(trained_model, tmp_path):
+def test_words_outside_the_vocabulary_are_noted_and_copied(word_model, capsys):
+    sentences = ["She takes the car.", "Zebulon sees the dog and Priya likes the bread."]
+    code, out, err = cli(capsys, "translate", "--model", word_model, "--device", "cpu", *sentences)
+    assert code == 0, err
+    translations = Translator.load(word_model, "cpu").translate(sentences)
+    assert out.splitlines() == [t.text for t in translations]
+    assert "<unk>" not in out
+    notes = err.splitlines()
+    assert len(notes) == 1 and notes[0].startswith("note: line 2: ") and "Zebulon Priya" in notes[0], err
+    assert "<unk>" in notes[0] and notes[0].endswith(" ".join(translations[1].unknown))
+
+
+# -- errors --------------------------------------------------------------------------------------------
+
+def test_missing_model(capsys, tmp_path):
+    one_line_error(cli(capsys, "translate", "--model", tmp_path / "none", "Go."),
+                   f"{tmp_path / 'none'}: no such model file")
+
+
+def test_corrupt_and_truncated_models(trained_model, capsys, tmp_path):
     (tmp_path / "junk.pt").write_bytes(b"\x00this is not a model\n" * 100)
-    one_line_error(cli("translate", "--model", tmp_path / "junk.pt", "Go."), "corrupt or truncated model file")
+    one_line_error(cli(capsys, "translate", "--model", tmp_path / "junk.pt", "Go."),
+                   f"{tmp_path / 'junk.pt'}: corrupt or truncated model file")
     data = (trained_model / "model.pt").read_bytes()
     (tmp_path / "cut.pt").write_bytes(data[: len(data) // 2])
-    one_line_error(cli("translate", "--model", tmp_path / "cut.pt", "Go."), "corrupt or truncated model file")
+    one_line_error(cli(capsys, "translate", "--model", tmp_path / "cut.pt", "Go."),
+                   f"{tmp_path / 'cut.pt'}: corrupt or truncated model file")
     torch.save({"weights": torch.zeros(2)}, tmp_path / "other.pt")
-    one_line_error(cli("translate", "--model", tmp_path / "other.pt", "Go."), "not an attention-lab model file")
+    one_line_error(cli(capsys, "translate", "--model", tmp_path / "other.pt", "Go."),
+                   "other.pt: not an attention-lab model file")
+
+
+def test_model_files_that_do_not_fit_this_code(trained_model, word_model, capsys, tmp_path):
+    payload = torch.load(trained_model / "model.pt", weights_only=True)
+    old = {**payload, "version": 1}
+    torch.save(old, tmp_path / "old.pt")
+    one_line_error(cli(capsys, "translate", "--model", tmp_path / "old.pt", "Go."),
+                   "old.pt: model file version 1, this code reads 2")
+    other_tokenizer = torch.load(word_model / "model.pt", weights_only=True)["tokenizer"]
+    torch.save({**payload, "tokenizer": other_tokenizer}, tmp_path / "model.pt")
+    one_line_error(cli(capsys, "translate", "--model", tmp_path, "Go."),
+                   "model.pt: source vocabulary has", "but the weights expect")
 
 
 class Exploit:
@@ -80,52 +189,87 @@ class Exploit:
 
 
 @pytest.mark.parametrize("protocol", [2, pickle.DEFAULT_PROTOCOL])
-def test_malicious_pickle_is_refused(tmp_path, monkeypatch, protocol):
+def test_malicious_pickle_is_refused(tmp_path, monkeypatch, capsys, protocol):
     marker = tmp_path / "pwned"
     monkeypatch.setenv("EXPLOIT_MARKER", str(marker))
     torch.save({"format": "attention-lab/seq2seq", "payload": Exploit()}, tmp_path / "evil.pt",
                pickle_protocol=protocol)
-    result = cli("translate", "--model", tmp_path / "evil.pt", "Go.")
-    one_line_error(result, "refusing to load: not a plain weights file")
+    one_line_error(cli(capsys, "translate", "--model", tmp_path / "evil.pt", "Go."),
+                   "evil.pt: refusing to load: not a plain weights file")
     assert not marker.exists()
 
 
-def test_vocabulary_that_does_not_match_the_weights(trained_model, tmp_path):
-    payload = torch.load(trained_model / "model.pt", weights_only=True)
-    payload["tgt_vocab"] = payload["tgt_vocab"][:-3]
-    torch.save(payload, tmp_path / "model.pt")
-    one_line_error(cli("translate", "--model", tmp_path, "Go."), "target vocabulary has")
-
-
-@pytest.mark.parametrize("content", ["", "\n  \n"])
-def test_empty_input(trained_model, tmp_path, content):
+@pytest.mark.parametrize("content", ["", "\n  \n", "\t\r\n"])
+def test_empty_input_file(trained_model, capsys, tmp_path, content):
     (tmp_path / "in.txt").write_text(content)
-    result = cli("translate", "--model", trained_model, "--input", tmp_path / "in.txt", "--output", tmp_path / "o.txt")
-    one_line_error(result, "empty input")
-    assert not (tmp_path / "o.txt").exists()
+    result = cli(capsys, "translate", "--model", trained_model, "--input", tmp_path / "in.txt",
+                 "--output", tmp_path / "o.txt")
+    one_line_error(result, f"{tmp_path / 'in.txt'}: empty input")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]  # no output, not even a partial one
 
 
-def test_other_bad_arguments(trained_model, tmp_path):
-    one_line_error(cli("translate", "--model", trained_model, ""), "sentence 1 is empty")
-    one_line_error(cli("translate", "--model", trained_model, "--input", tmp_path / "nope.txt"), "no such input file")
-    one_line_error(cli("translate", "--model", trained_model, "--length-penalty", "-1", "Go."),
-                   "translate.length_penalty: must be >= 0")
-    result = cli("translate", "--model", trained_model, "--beam", "0", "Go.")
-    assert result.returncode == 2 and "expected a positive integer" in result.stderr
-    result = cli("translate", "--model", trained_model, "--device", "gpu", "Go.")
-    assert result.returncode == 2 and "invalid choice: 'gpu'" in result.stderr
+def test_empty_stdin(trained_model, capsys, monkeypatch):
+    one_line_error(cli(capsys, "translate", "--model", trained_model, stdin=" \n\n", monkeypatch=monkeypatch),
+                   "stdin: empty input")
+
+
+def test_nothing_to_translate_from_a_terminal(trained_model, capsys, monkeypatch):
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(sys, "stdin", Terminal())
+    one_line_error(cli(capsys, "translate", "--model", trained_model), "nothing to translate")
+
+
+def test_an_error_leaves_an_existing_output_alone(trained_model, capsys, tmp_path):
+    out = tmp_path / "out.txt"
+    out.write_text("earlier translations\n")
+    (tmp_path / "in.txt").write_text("I see the cat.\n")
+    one_line_error(cli(capsys, "translate", "--model", tmp_path / "none.pt", "--input", tmp_path / "in.txt",
+                       "--output", out), "none.pt: no such model file")
+    assert out.read_text() == "earlier translations\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt", "out.txt"]
+
+
+def test_bad_input_arguments(trained_model, capsys, tmp_path):
+    one_line_error(cli(capsys, "translate", "--model", trained_model, "Go.", ""), "sentence 2 is empty")
+    one_line_error(cli(capsys, "translate", "--model", trained_model, "--input", tmp_path / "nope.txt"),
+                   f"{tmp_path / 'nope.txt'}: no such input file")
+    (tmp_path / "latin1.txt").write_bytes("Ça va ?\n".encode("latin-1"))
+    one_line_error(cli(capsys, "translate", "--model", trained_model, "--input", tmp_path / "latin1.txt"),
+                   f"{tmp_path / 'latin1.txt'}: not UTF-8 text")
+    (tmp_path / "in.txt").write_text("Go.\n")
+    one_line_error(cli(capsys, "translate", "--model", trained_model, "--input", tmp_path / "in.txt", "Go."),
+                   "not both")
+    one_line_error(cli(capsys, "translate", "--model", trained_model, "--length-penalty", "-1", "Go."),
+                   "translate.length_penalty: must be >= 0, got -1")
+    one_line_error(cli(capsys, "translate", "--model", trained_model, "--max-len-ratio", "0", "Go."),
+                   "translate.max_len_ratio: must be > 0")
     if not torch.cuda.is_available():
-        one_line_error(cli("translate", "--model", trained_model, "--device", "cuda", "Go."), "no CUDA device")
+        one_line_error(cli(capsys, "translate", "--model", trained_model, "--device", "cuda", "Go."),
+                       "--device cuda: no CUDA device")
 
 
-def test_bench_prints_measured_throughput_as_json(corpus_zip):
-    result = cli("bench", "--corpus", corpus_zip, "--pairs", 120, "--epochs", 2, "--one-by-one", 3)
-    assert result.returncode == 0, result.stderr[-2000:]
-    report = json.loads(result.stdout)  # stdout holds the report alone
+@pytest.mark.parametrize("option, value", [("--beam", "0"), ("--beam", "-3"), ("--beam", "four"),
+                                           ("--batch-size", "0"), ("--device", "gpu")])
+def test_bad_option_values_are_one_line_errors_naming_the_value(trained_model, capsys, tmp_path, option, value):
+    out = tmp_path / "out.txt"
+    result = cli(capsys, "translate", "--model", trained_model, "--output", out, option, value, "Go.")
+    one_line_error(result, option, value)
+    assert not out.exists()
+
+
+def test_bench_prints_measured_throughput_as_json(corpus_zip, capsys):
+    code, out, err = cli(capsys, "bench", "--corpus", corpus_zip, "--pairs", 120, "--epochs", 2, "--one-by-one", 3)
+    assert code == 0, err[-3000:]
+    report = json.loads(out)  # stdout holds the report alone
     assert report["training"]["epochs"] == 2 and report["training"]["tokens_per_s"] > 0
-    assert report["train_seq2seq"]["model"]["hidden_size"] == 32  # d2l's seed configuration
+    assert report["train_seq2seq"]["model"]["hidden_size"] == ModelParams().hidden_size  # d2l's seed configuration
+    splits, _ = tokenize_corpus(corpus_zip, CorpusParams(sha256=None), TokenizeParams(max_pairs=120))
+    sources = len(references(splits["test"]))
     for search in ("greedy", "beam"):
         speed = report["decoding"][search]
-        assert speed["sentences"] == 6 and speed["batched_sentences_per_s"] > 0
+        assert speed["sentences"] == sources and speed["batched_sentences_per_s"] > 0
         assert speed["batching_speedup"] == pytest.approx(
-            speed["batched_sentences_per_s"] / speed["one_by_one_sentences_per_s"], rel=0.05)
+            speed["batched_sentences_per_s"] / speed["one_by_one_sentences_per_s"], rel=0.05, abs=0.05)

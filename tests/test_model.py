@@ -3,22 +3,25 @@ import itertools
 import pytest
 import torch
 
-from attention_lab.checkpoint import load_model, save_model
 from attention_lab.model import ModelParams, Seq2Seq
-from attention_lab.seq2seq import token_loss
+from attention_lab.model_file import load_model, save_model
+from attention_lab.tokenizer import Tokenizer, VocabParams, WordCodec
+from attention_lab.training_module import token_loss
 from attention_lab.vocab import PAD_ID, RESERVED, Vocab
 
-SRC_V, TGT_V, MAX_LEN = 11, 13, 9
+SRC_V, TGT_V = 11, 13
 COMBOS = [(d, a, r, b) for d, a, r, b in itertools.product(
     ("bahdanau", "luong"), ("additive", "dot", "scaled_dot", "general", "location"), ("gru", "lstm"), (False, True))
     if not (b and a in ("dot", "scaled_dot"))]
 
 
-def make_model(decoder="bahdanau", attention="additive", rnn="gru", bidirectional=False, seed=0) -> Seq2Seq:
+def make_model(decoder="bahdanau", attention="additive", rnn="gru", bidirectional=False, seed=0,
+               tie="none", src_v=SRC_V) -> Seq2Seq:
     torch.manual_seed(seed)
     params = ModelParams(rnn=rnn, embed_size=6, hidden_size=8, num_layers=2, dropout=0.0,
-                         bidirectional=bidirectional, decoder=decoder, attention=attention)
-    return Seq2Seq(params, SRC_V, TGT_V, MAX_LEN).double().eval()
+                         bidirectional=bidirectional, decoder=decoder, attention=attention, tie_embeddings=tie,
+                         max_source_tokens=9)
+    return Seq2Seq(params, src_v, TGT_V).double().eval()
 
 
 def batch(lengths=(7, 5, 3), tgt_len=5, seed=1):
@@ -85,7 +88,7 @@ def test_learns_to_copy_short_sequences():
     """A reverse-free copy task is fitted to near-zero loss in a few seconds on the CPU."""
     torch.manual_seed(0)
     params = ModelParams(embed_size=16, hidden_size=32, num_layers=1, dropout=0.0)
-    model = Seq2Seq(params, 10, 10, 8)
+    model = Seq2Seq(params, 10, 10)
     optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
     g = torch.Generator().manual_seed(0)
     for _ in range(300):
@@ -105,12 +108,36 @@ def test_learns_to_copy_short_sequences():
     assert loss.item() < 0.05
 
 
-def test_save_load_gives_identical_outputs(tmp_path):
-    model = make_model("luong", "general", "lstm", True).float()
-    src_vocab = Vocab(RESERVED + tuple(f"s{i}" for i in range(SRC_V - 4)))
-    tgt_vocab = Vocab(RESERVED + tuple(f"t{i}" for i in range(TGT_V - 4)))
-    save_model(tmp_path / "model.pt", model, src_vocab, tgt_vocab, lowercase=True, max_len=MAX_LEN)
+def word_tokenizer(src_v=SRC_V) -> Tokenizer:
+    src = WordCodec(Vocab(RESERVED + tuple(f"s{i}" for i in range(src_v - 4))), lowercase=True)
+    tgt = WordCodec(Vocab(RESERVED + tuple(f"t{i}" for i in range(TGT_V - 4))), lowercase=True)
+    return Tokenizer(src, tgt, VocabParams(kind="word"))
+
+
+@pytest.mark.parametrize("tie", ["none", "output", "all"])
+def test_save_load_gives_identical_outputs(tmp_path, tie):
+    src_v = TGT_V if tie == "all" else SRC_V
+    model = make_model("luong", "general", "lstm", True, tie=tie, src_v=src_v).float()
+    tokenizer = word_tokenizer(src_v)
+    save_model(tmp_path / "model.pt", model, tokenizer)
     loaded = load_model(tmp_path)
     src, src_len, tgt = batch()
-    assert loaded.src_vocab == src_vocab and loaded.tgt_vocab == tgt_vocab and loaded.max_len == MAX_LEN
+    assert loaded.tokenizer.src.vocab == tokenizer.src.vocab and loaded.tokenizer.tgt.vocab == tokenizer.tgt.vocab
     assert torch.equal(loaded.model(src, src_len, tgt), model(src, src_len, tgt))
+    if tie == "all":  # still one shared matrix after loading, not two copies
+        assert loaded.model.encoder.embedding.weight is loaded.model.decoder.embedding.weight
+
+
+def test_tied_embeddings_share_one_matrix_with_the_output_layer():
+    """Press and Wolf 2017: the output layer's weights are the target embedding; with `all` the
+    source embedding too. A gradient through either reaches the same parameter."""
+    untied, output, shared = (make_model(tie=t, src_v=TGT_V) for t in ("none", "output", "all"))
+    count = lambda m: sum(p.numel() for p in m.parameters())  # noqa: E731
+    embed = TGT_V * 6
+    # output: no (V, H) output matrix, but an H -> E projection (6 != 8)
+    assert count(untied) - count(output) == TGT_V * 8 - 8 * 6
+    assert count(output) - count(shared) == embed  # the source embedding is the same matrix
+    src, src_len, tgt = batch()
+    shared(src, src_len, tgt).sum().backward()
+    grad = shared.decoder.embedding.weight.grad
+    assert grad is not None and grad[src.unique()].abs().sum() > 0

@@ -1,3 +1,17 @@
-"""attention-lab: the attention chapter of Dive into Deep Learning as a reproducible pipeline."""
+"""attention-lab: the attention chapter of Dive into Deep Learning (§11.1-11.4) as a pipeline.
 
-__version__ = "0.1.0"
+Shape notation, used in every docstring and reshape comment of this package (one letter per
+dimension, never two meanings):
+
+    B  batch rows (sentences)             W  beam width (hypotheses kept per sentence)
+    N  rows of a flattened batch (B·W)    V  vocabulary size (subword pieces or words)
+    S  source steps (tokens)              E  embedding size
+    T  target steps (tokens)              H  RNN hidden size
+    Q  attention queries                  D  encoder output (key/value) size: H, or 2H bidirectional
+    K  attention keys (= S in a decoder;  A  additive attention's hidden size
+       training points in Nadaraya-Watson)  L  RNN layers (times directions where stated)
+    P  held-out points of leave-one-out   G  bandwidths in a cross-validation grid
+       cross-validation                   C  queries in one chunk (Nadaraya-Watson)
+"""
+
+__version__ = "0.2.0"

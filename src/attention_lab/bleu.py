@@ -12,12 +12,10 @@ from collections import Counter
 from collections.abc import Sequence
 
 import sacrebleu
-import torch
-from torchmetrics import Metric
 
-# The sentences of d2l §10.7.3's table, as the corpus normalises them.
-D2L_EXAMPLES = (("go .", "va !"), ("i lost .", "j'ai perdu ."), ("he's calm .", "il est calme ."),
-                ("i'm home .", "je suis chez moi ."))
+# The sentences of d2l §10.7.3's table: English as a user types it, French as d2l labels it.
+D2L_EXAMPLES = (("Go.", "va !"), ("I lost.", "j'ai perdu ."), ("He's calm.", "il est calme ."),
+                ("I'm home.", "je suis chez moi ."))
 
 
 def d2l_bleu(pred: str, label: str, k: int = 2) -> float:
@@ -43,44 +41,39 @@ def _reference_streams(refs: Sequence[Sequence[str]]) -> list[list[str | None]]:
     return [[r[i] if i < len(r) else None for r in refs] for i in range(width)]
 
 
-def corpus_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]], lowercase: bool) -> dict:
-    """Corpus BLEU (13a) against all references and against the first only, chrF, and signatures.
+def corpus_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> dict:
+    """Corpus BLEU (13a, case-insensitive) against all references and against the first only, the
+    same cased, chrF, the output/reference length ratio, and signatures.
 
-    hyps: one detokenized hypothesis per source; refs: each source's detokenized references.
+    Case-insensitive BLEU is the headline: it compares d2l's lowercasing word models with cased
+    subword models. hyps: one hypothesis per source; refs: each source's raw references.
     """
-    bleu = sacrebleu.BLEU(tokenize="13a", lowercase=lowercase)
-    chrf = sacrebleu.CHRF(lowercase=lowercase)
+    bleu, cased = sacrebleu.BLEU(tokenize="13a", lowercase=True), sacrebleu.BLEU(tokenize="13a")
+    chrf = sacrebleu.CHRF()
     streams = _reference_streams(refs)
     multi = bleu.corpus_score(list(hyps), streams)
-    single = sacrebleu.BLEU(tokenize="13a", lowercase=lowercase).corpus_score(list(hyps), [[r[0] for r in refs]])
+    single = sacrebleu.BLEU(tokenize="13a", lowercase=True).corpus_score(list(hyps), [[r[0] for r in refs]])
     return {"bleu": round(multi.score, 3), "bleu_single_ref": round(single.score, 3),
+            "bleu_cased": round(cased.corpus_score(list(hyps), streams).score, 3),
             "chrf": round(chrf.corpus_score(list(hyps), streams).score, 3),
             "bleu_precisions": [round(p, 3) for p in multi.precisions], "brevity_penalty": round(multi.bp, 4),
-            "signature": {"bleu": str(bleu.get_signature()), "chrf": str(chrf.get_signature())}}
+            "length_ratio": round(multi.sys_len / max(multi.ref_len, 1), 4),
+            "signature": {"bleu": str(bleu.get_signature()), "bleu_cased": str(cased.get_signature()),
+                          "chrf": str(chrf.get_signature())}}
 
 
-def sentence_bleu(hyp: str, refs: Sequence[str], lowercase: bool) -> float:
-    return round(sacrebleu.sentence_bleu(hyp, list(refs), tokenize="13a", lowercase=lowercase).score, 3)
+def sentence_bleu(hyp: str, refs: Sequence[str]) -> float:
+    return round(sacrebleu.sentence_bleu(hyp, list(refs), tokenize="13a", lowercase=True).score, 3)
 
 
-class CorpusBLEU(Metric):
-    """sacrebleu's corpus BLEU accumulated over batches (and DDP ranks) through its sufficient
-    statistics, so validation BLEU equals `corpus_scores` on the same sentences."""
+def bleu_statistics(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> list[int]:
+    """BLEU's sufficient statistics (output length, reference length, 4 n-gram match counts, 4
+    n-gram totals): they add up over batches and processes to those of the whole corpus."""
+    score = sacrebleu.BLEU(tokenize="13a", lowercase=True).corpus_score(list(hyps), _reference_streams(refs))
+    return [score.sys_len, score.ref_len, *score.counts, *score.totals]
 
-    full_state_update = False
 
-    def __init__(self, lowercase: bool) -> None:
-        super().__init__()
-        self.bleu = sacrebleu.BLEU(tokenize="13a", lowercase=lowercase)
-        # sys_len, ref_len, 4 n-gram match counts, 4 n-gram totals
-        self.add_state("stats", torch.zeros(10, dtype=torch.float64), dist_reduce_fx="sum")
-
-    def update(self, hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> None:
-        score = self.bleu.corpus_score(list(hyps), _reference_streams(refs))
-        self.stats += torch.tensor([score.sys_len, score.ref_len, *score.counts, *score.totals],
-                                   dtype=torch.float64, device=self.stats.device)
-
-    def compute(self) -> torch.Tensor:
-        sys_len, ref_len, *counts = (int(v) for v in self.stats.tolist())
-        score = sacrebleu.BLEU.compute_bleu(counts[:4], counts[4:], sys_len, ref_len, smooth_method="exp")
-        return torch.tensor(score.score)
+def bleu_from_statistics(stats: Sequence[int]) -> float:
+    """`corpus_scores`' BLEU from summed `bleu_statistics`."""
+    sys_len, ref_len, *counts = (int(v) for v in stats)
+    return sacrebleu.BLEU.compute_bleu(counts[:4], counts[4:], sys_len, ref_len, smooth_method="exp").score

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from attention_lab.errors import UserError, run_main
 
@@ -14,7 +15,8 @@ EPILOG = """examples:
   attention-lab translate --beam 1 --heatmap lost.png "I lost."
   attention-lab translate --input english.txt --output french.txt
   echo "Go." | attention-lab translate
-  attention-lab bench --epochs 20"""
+  attention-lab bench --epochs 20
+  attention-lab promote --model-dir models/seq2seq"""
 
 
 def read_sentences(args: argparse.Namespace) -> list[str]:
@@ -49,8 +51,6 @@ def translate(args: argparse.Namespace) -> None:
 
     from attention_lab.atomic import write_text
     from attention_lab.config import from_mapping
-    from attention_lab.heatmaps import panel
-    from attention_lab.plotting import heatmap_grid, save_figure
     from attention_lab.translator import SearchParams, Translator
     from attention_lab.vocab import UNK
 
@@ -66,22 +66,28 @@ def translate(args: argparse.Namespace) -> None:
     outputs = [""] * len(lines)
     for i, result in zip(indices, results):
         outputs[i] = result.text
-        words = translator.tokenize(result.source)
-        if result.truncated:
-            print(f"warning: line {i + 1} has {len(words)} tokens; the model reads the first "
-                  f"{translator.loaded.max_len - 1}", file=sys.stderr)
-        unknown = [w for w, t in zip(words, result.src_tokens) if t == UNK]
-        if unknown:
-            print(f"note: line {i + 1}: unknown words read as {UNK}: {' '.join(unknown)}", file=sys.stderr)
+        if result.unknown:
+            print(f"note: line {i + 1}: words outside the vocabulary, read as {UNK} and copied through "
+                  f"attention: {' '.join(result.unknown)}", file=sys.stderr)
     text = "\n".join(outputs) + "\n"
     if args.output:
         write_text(args.output, text)
     else:
         sys.stdout.write(text)
     if args.heatmap:
+        from attention_lab.heatmaps import panel
+        from attention_lab.plotting import heatmap_grid, save_figure
+
         figure = heatmap_grid([panel(r, r.source) for r in results], ncols=min(len(results), 3),
                               xlabel="source", ylabel="output")
         save_figure(figure, args.heatmap)
+
+
+def promote(args: argparse.Namespace) -> None:
+    from attention_lab.registry import promote as promote_run
+    from attention_lab.registry import recorded_run
+
+    print(promote_run(args.run_id or recorded_run(Path(args.model_dir)), args.metric))
 
 
 def bench(args: argparse.Namespace) -> None:
@@ -101,10 +107,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+class Parser(argparse.ArgumentParser):
+    """Bad arguments are one line, `error: ...`, and exit status 2, like every other user error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {self.prog}: {message} (see --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="attention-lab", description=__doc__, epilog=EPILOG,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = Parser(prog="attention-lab", description=__doc__, epilog=EPILOG,
+                    formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     t = commands.add_parser("translate", help="translate English to French")
     t.add_argument("sentences", nargs="*", help="English sentences (or use --input / stdin)")
@@ -135,6 +148,15 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--one-by-one", type=positive_int, default=200,
                    help="sentences decoded one at a time for the batching speed-up (default: %(default)s)")
     b.set_defaults(func=bench)
+
+    p = commands.add_parser("promote", help="register a trained model in MLflow; make it @champion if it is better")
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--run-id", help="MLflow run of the training (default: the one in --model-dir)")
+    which.add_argument("--model-dir", default="models/seq2seq",
+                       help="folder whose mlflow_run.json names the run (default: %(default)s)")
+    p.add_argument("--metric", default="test/beam.bleu",
+                   help="higher is better; compared with the champion's (default: %(default)s)")
+    p.set_defaults(func=promote)
     return parser
 
 

@@ -2,7 +2,7 @@
 
 Both share one `step()` used by teacher forcing, greedy and beam search. The encoder outputs are
 turned into attention keys once per batch (`init_state`), and the output layer runs once over
-all steps of teacher forcing rather than inside the loop.
+all steps of teacher forcing rather than inside the loop. Shapes: see the package notation.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 
 from attention_lab.attention import make_attention
@@ -20,7 +21,7 @@ from attention_lab.vocab import PAD_ID
 class DecoderState(NamedTuple):
     hidden: RNNState  # (L, B, H), or (h, c) for LSTM
     keys: Tensor  # (B, S, ·) encoder outputs prepared by the attention scorer
-    values: Tensor  # (B, S, Dk) encoder outputs
+    values: Tensor  # (B, S, D) encoder outputs
     src_len: Tensor  # (B,)
 
     def select(self, index: Tensor) -> DecoderState:
@@ -36,6 +37,33 @@ def top_layer(hidden: RNNState) -> Tensor:
     return (hidden[0] if isinstance(hidden, tuple) else hidden)[-1]
 
 
+class OutputLayer(nn.Module):
+    """Features (..., H) -> logits (..., V), after dropout. Tied (Press and Wolf 2017, "Using the
+    Output Embedding to Improve Language Models"), it reuses the target embedding (V, E) as its
+    weights, with a projection H -> E when the sizes differ: V·E fewer parameters, and the
+    output layer, the largest matrix product of a step, shrinks from H·V to H·E + E·V."""
+
+    def __init__(self, hidden_size: int, vocab_size: int, embedding: nn.Embedding | None, dropout: float) -> None:
+        super().__init__()
+        self.dropout = nn.Dropout(dropout)
+        self.tied = embedding
+        self.out_features = vocab_size
+        if embedding is None:
+            self.linear = nn.Linear(hidden_size, vocab_size)
+        else:
+            embed_size = embedding.embedding_dim
+            self.project = nn.Linear(hidden_size, embed_size, bias=False) if embed_size != hidden_size else None
+            self.bias = nn.Parameter(torch.zeros(vocab_size))
+
+    def forward(self, features: Tensor) -> Tensor:
+        features = self.dropout(features)
+        if self.tied is None:
+            return self.linear(features)
+        if self.project is not None:
+            features = self.project(features)  # (..., E)
+        return F.linear(features, self.tied.weight, self.bias)  # (..., V)
+
+
 class Decoder(nn.Module):
     """Shared parts: target embedding, RNN, attention and output layer.
 
@@ -48,18 +76,24 @@ class Decoder(nn.Module):
     context_input = False
 
     def __init__(self, *, vocab_size: int, embed_size: int, hidden_size: int, key_size: int, num_layers: int,
-                 dropout: float, rnn: str, attention: str, attention_size: int, max_src_len: int) -> None:
+                 dropout: float, io_dropout: float, rnn: str, attention: str, attention_size: int,
+                 max_src_len: int, tie_output: bool) -> None:
         super().__init__()
         self.hidden_size, self.key_size = hidden_size, key_size
         self.embedding = nn.Embedding(vocab_size, embed_size, padding_idx=PAD_ID)
+        self.embed_dropout = nn.Dropout(io_dropout)
         self.attention = make_attention(attention, hidden_size, key_size, attention_size, dropout, max_src_len)
         rnn_input_size = embed_size + (key_size if self.context_input else 0)
         self.rnn = RNNS[rnn](rnn_input_size, hidden_size, num_layers, batch_first=True,
                              dropout=dropout if num_layers > 1 else 0.0)
-        self.output = nn.Linear(hidden_size, vocab_size)
+        self.output = OutputLayer(hidden_size, vocab_size, self.embedding if tie_output else None, io_dropout)
+
+    def embed(self, tokens: Tensor) -> Tensor:
+        """tokens (B, T) -> embeddings (B, T, E)."""
+        return self.embed_dropout(self.embedding(tokens))
 
     def init_state(self, enc_outputs: Tensor, enc_state: RNNState, src_len: Tensor) -> DecoderState:
-        """enc_outputs (B, S, Dk), enc_state (L, B, H), src_len (B,) -> the state before step 1."""
+        """enc_outputs (B, S, D), enc_state (L, B, H), src_len (B,) -> the state before step 1."""
         return DecoderState(enc_state, self.attention.prepare_keys(enc_outputs), enc_outputs, src_len)
 
     def step(self, tokens: Tensor, state: DecoderState,
@@ -93,7 +127,7 @@ class BahdanauDecoder(Decoder):
             raise ValueError(f"the Bahdanau decoder steps one token at a time, got {tokens.shape[1]}")
         query = top_layer(state.hidden)[:, None, :]  # (B, 1, H)
         context, weights = self.attention.attend(query, state.keys, state.values, state.src_len, need_weights)
-        inputs = torch.cat([self.embedding(tokens), context], dim=-1)  # (B, 1, E + Dk)
+        inputs = torch.cat([self.embed(tokens), context], dim=-1)  # (B, 1, E + D)
         outputs, hidden = self.rnn(inputs, state.hidden)  # (B, 1, H)
         return outputs, state._replace(hidden=hidden), weights
 
@@ -112,7 +146,7 @@ class LuongDecoder(Decoder):
     def step(self, tokens: Tensor, state: DecoderState,
              need_weights: bool = True) -> tuple[Tensor, DecoderState, Tensor | None]:
         """tokens (B, T) -> attentional states s̃ (B, T, H), next state, weights (B, T, S)."""
-        outputs, hidden = self.rnn(self.embedding(tokens), state.hidden)  # (B, T, H)
+        outputs, hidden = self.rnn(self.embed(tokens), state.hidden)  # (B, T, H)
         context, weights = self.attention.attend(outputs, state.keys, state.values, state.src_len, need_weights)
         features = torch.tanh(self.W_c(torch.cat([context, outputs], dim=-1)))  # (B, T, H)
         return features, state._replace(hidden=hidden), weights

@@ -1,4 +1,4 @@
-"""Attention heatmaps of translations (d2l §11.4.3): source tokens + `<eos>` across, output down."""
+"""Attention heatmaps of translations (d2l §11.4.3): source pieces + `<eos>` across, output down."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from attention_lab.plotting import heatmap_grid
 from attention_lab.translator import SearchParams, Translation, Translator
 
 # d2l's four sentences, then longer ones where alignment is less trivial.
-DEFAULT_SENTENCES = ("go .", "i lost .", "he's calm .", "i'm home .", "i don't know what to do .",
-                     "she is taller than her brother .", "we have to leave now .")
+DEFAULT_SENTENCES = ("Go.", "I lost.", "He's calm.", "I'm home.", "I don't know what to do.",
+                     "She is taller than her brother.", "We have to leave now.")
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class HeatmapParams:
 
 
 def panel(translation: Translation, title: str) -> dict:
-    return {"weights": translation.attention, "xlabels": translation.src_tokens,
+    return {"weights": translation.attention, "xlabels": translation.src_pieces,
             "ylabels": translation.output_labels, "title": f"{title}: {translation.text}"}
 
 

@@ -1,8 +1,13 @@
 """Batched greedy and beam search over an encoder-decoder (d2l §10.8).
 
-Both stop each sentence at `<eos>` or at its own length limit, never emit `<pad>`/`<bos>`, and
-return the attention weights of the chosen hypothesis, so heatmaps work for beam output too.
-Sentences never interact: a batch decodes exactly as its sentences would one at a time.
+Both stop each sentence at `<eos>` or at its own length limit, never emit `<pad>`, `<bos>` or the
+ids in `forbid`, and return the attention weights of the chosen hypothesis, so heatmaps work for
+beam output too. Sentences never interact: a batch decodes exactly as its sentences would one at
+a time. Scores are log-probabilities under the model's full distribution: forbidding a token
+does not renormalise over the others.
+
+Shapes use the package notation (B sentences, W beam width, N = B·W hypothesis rows, S source
+steps, T output steps, V vocabulary); `n` counts the open rows and `k` the candidates per row.
 """
 
 from __future__ import annotations
@@ -34,20 +39,33 @@ def length_penalty(lengths: Tensor, alpha: float) -> Tensor:
     return ((5.0 + lengths.double()) / 6.0) ** alpha
 
 
-def _next_candidates(model: Seq2Seq, tokens: Tensor, state, finished: Tensor,
-                     k: int) -> tuple[Tensor, Tensor, object, Tensor]:
+def _banned(model: Seq2Seq, forbid: tuple[int, ...]) -> list[int]:
+    """The ids never emitted: `<pad>`, `<bos>` and `forbid`, checked against the vocabulary."""
+    vocab_size = model.decoder.embedding.num_embeddings
+    outside = [i for i in forbid if not 0 <= i < vocab_size]
+    if outside:
+        raise ValueError(f"forbid: token ids {outside} are outside the vocabulary of {vocab_size}")
+    banned = sorted({PAD_ID, BOS_ID, *(int(i) for i in forbid)})
+    if len(banned) >= vocab_size:
+        raise ValueError(f"forbid: no token of the vocabulary of {vocab_size} is left to emit")
+    return banned
+
+
+def _next_candidates(model: Seq2Seq, tokens: Tensor, state, finished: Tensor, k: int,
+                     banned: list[int]) -> tuple[Tensor, Tensor, object, Tensor]:
     """Each row's `k` best next tokens (N, k) with their log-probabilities (N, k).
 
+    `k` is at most the number of tokens not `banned`, so every candidate of an open row is finite.
     The output layer, log-softmax and top-k (the work that grows with the vocabulary) run only
     for unfinished rows; a finished row offers `<pad>` at no cost (then -inf). Taking each row's
-    top k before ranking across beams keeps the cross-beam ranking to (N, k).
+    top k before ranking across beams keeps the cross-beam ranking to (B, W·k).
     """
     features, state, weights = model.decoder.step(tokens, state)  # (N, 1, H), ., (N, 1, S)
     open_rows = (~finished).nonzero()[:, 0]  # (n,)
     logits = model.decoder.output(features[open_rows, 0])  # (n, V)
     # log-softmax of the top k only: logit - logsumexp, without writing an (n, V) result
     normalizer = torch.logsumexp(logits, dim=-1, keepdim=True)  # (n, 1)
-    logits[:, [PAD_ID, BOS_ID]] = float("-inf")
+    logits[:, banned] = float("-inf")
     open_logits, open_tokens = logits.topk(k, dim=-1)  # (n, k)
     open_log_probs = open_logits - normalizer
     top_log_probs = torch.full((len(finished), k), float("-inf"), dtype=logits.dtype, device=logits.device)
@@ -63,9 +81,13 @@ def _all_done(finished: Tensor, step: int) -> bool:
 
 
 @torch.no_grad()
-def greedy_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor) -> Decoded:
-    """src (B, S), src_len (B,), limits (B,) maximum output tokens -> `Decoded` (B, T, ...)."""
+def greedy_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, *,
+                  forbid: tuple[int, ...] = ()) -> Decoded:
+    """src (B, S), src_len (B,), limits (B,) maximum output tokens -> `Decoded` (B, T, ...).
+
+    `forbid`: token ids never emitted, besides `<pad>` and `<bos>`."""
     batch = src.shape[0]
+    banned = _banned(model, forbid)
     limits = limits.to(src.device)
     state = model.encode(src, src_len)
     tokens = torch.full((batch, 1), BOS_ID, device=src.device)
@@ -74,7 +96,7 @@ def greedy_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor) 
     scores = torch.zeros(batch, dtype=torch.float64, device=src.device)  # summed in float64: no drift
     outputs, attention = [], []
     for step in range(int(limits.max())):
-        best, tokens, state, weights = _next_candidates(model, tokens, state, finished, k=1)  # (B, 1) each
+        best, tokens, state, weights = _next_candidates(model, tokens, state, finished, 1, banned)  # (B, 1) each
         attention.append(weights.masked_fill(finished[:, None], 0.0))  # (B, S)
         scores += best[:, 0]
         lengths += ~finished
@@ -87,51 +109,63 @@ def greedy_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor) 
 
 @torch.no_grad()
 def beam_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, beam_size: int,
-                alpha: float = 0.0) -> Decoded:
-    """Beam search keeping `beam_size` hypotheses (K) per sentence, ranked by log-probability
+                alpha: float = 0.0, *, forbid: tuple[int, ...] = ()) -> Decoded:
+    """Beam search keeping `beam_size` hypotheses (W) per sentence, ranked by log-probability
     divided by the GNMT length penalty with `alpha`; a finished hypothesis keeps its score and
-    competes with the open ones until every beam is finished or at its limit."""
-    batch, beams = src.shape[0], beam_size
+    competes with the open ones until every beam is finished or at its limit. `forbid`: token ids
+    never emitted, besides `<pad>` and `<bos>`.
+
+    A beam may be wider than the tokens there are to emit: slots left without a finite
+    hypothesis stay closed at -inf, so they are never extended nor returned."""
+    if beam_size < 1:
+        raise ValueError(f"beam_size must be at least 1, got {beam_size}")
+    banned = _banned(model, forbid)
+    batch, width = src.shape[0], beam_size
+    k = min(width, model.decoder.embedding.num_embeddings - len(banned))  # candidates per row
     device = src.device
-    expand = torch.arange(batch, device=device).repeat_interleave(beams)  # (B·K,)
+    expand = torch.arange(batch, device=device).repeat_interleave(width)  # (N,)
     state = model.encode(src, src_len).select(expand)
-    limits = limits.to(device)[expand]  # (B·K,)
-    sums = torch.full((batch, beams), float("-inf"), dtype=torch.float64, device=device)  # running log-probs
-    sums[:, 0] = 0.0  # all beams start identical: only the first may expand at step 1
-    finished = torch.zeros(batch * beams, dtype=torch.bool, device=device)
-    lengths = torch.zeros(batch * beams, dtype=torch.long, device=device)
-    tokens = torch.full((batch * beams, 1), BOS_ID, device=device)
-    history = torch.zeros(batch * beams, 0, dtype=torch.long, device=device)  # (B·K, t)
-    attention = torch.zeros(batch * beams, 0, src.shape[1], device=device)  # (B·K, t, S)
-    row_offset = (torch.arange(batch, device=device) * beams)[:, None]  # (B, 1)
+    limits = limits.to(device)[expand]  # (N,)
+    sums = torch.full((batch, width), float("-inf"), dtype=torch.float64, device=device)  # running log-probs
+    sums[:, 0] = 0.0
+    # All beams start identical: only the first is open, the others start closed at -inf. An open
+    # row's k candidates are all finite, so a survivor at -inf always descends from a closed row
+    # (a slot left over when the beam is wider than what there is to emit): it stays closed.
+    finished = (torch.arange(batch * width, device=device) % width) != 0  # (N,)
+    lengths = torch.zeros(batch * width, dtype=torch.long, device=device)
+    tokens = torch.full((batch * width, 1), BOS_ID, device=device)
+    history = torch.zeros(batch * width, 0, dtype=torch.long, device=device)  # (N, t)
+    attention = torch.zeros(batch * width, 0, src.shape[1], device=device)  # (N, t, S)
+    row_offset = (torch.arange(batch, device=device) * width)[:, None]  # (B, 1)
     for step in range(int(limits.max())):
-        log_probs, next_tokens, state, weights = _next_candidates(model, tokens, state, finished, beams)  # (B·K, K)
-        candidates = sums.view(-1, 1) + log_probs  # (B·K, K)
-        new_lengths = lengths + ~finished  # (B·K,)
-        ranked = candidates / length_penalty(new_lengths, alpha)[:, None]  # (B·K, K)
-        _, top = ranked.view(batch, beams * beams).topk(beams, dim=-1)  # (B, K) among K·K
-        origin = (row_offset + top // beams).view(-1)  # (B·K,) the beam each survivor extends
-        sums = candidates.view(batch, -1).gather(1, top)  # (B, K)
-        tokens = next_tokens.view(batch, -1).gather(1, top).view(-1, 1)  # (B·K, 1)
+        log_probs, next_tokens, state, weights = _next_candidates(model, tokens, state, finished, k,
+                                                                  banned)  # (N, k), (N, k), ., (N, S)
+        candidates = sums.view(-1, 1) + log_probs  # (N, k)
+        new_lengths = lengths + ~finished  # (N,)
+        ranked = candidates / length_penalty(new_lengths, alpha)[:, None]  # (N, k)
+        _, top = ranked.view(batch, width * k).topk(width, dim=-1)  # (B, W) among W·k
+        origin = (row_offset + top // k).view(-1)  # (N,) the row each survivor extends
+        sums = candidates.view(batch, width * k).gather(1, top)  # (B, W)
+        tokens = next_tokens.view(batch, width * k).gather(1, top).view(-1, 1)  # (N, 1)
         finished, lengths = finished[origin], new_lengths[origin]
         state = state.select(origin)
-        history = torch.cat([history[origin], tokens], dim=1)  # (B·K, t + 1)
-        step_weights = weights[origin].masked_fill(finished[:, None], 0.0)  # (B·K, S)
-        attention = torch.cat([attention[origin], step_weights[:, None, :]], dim=1)  # (B·K, t + 1, S)
+        history = torch.cat([history[origin], tokens], dim=1)  # (N, t + 1)
+        step_weights = weights[origin].masked_fill(finished[:, None], 0.0)  # (N, S)
+        attention = torch.cat([attention[origin], step_weights[:, None, :]], dim=1)  # (N, t + 1, S)
         finished = finished | (tokens[:, 0] == EOS_ID) | (lengths >= limits)
         if _all_done(finished, step):
             break
-    final = sums.view(-1) / length_penalty(lengths, alpha)  # (B·K,)
-    best = (row_offset[:, 0] + final.view(batch, beams).argmax(dim=-1))  # (B,)
+    final = sums.view(-1) / length_penalty(lengths, alpha)  # (N,)
+    best = row_offset[:, 0] + final.view(batch, width).argmax(dim=-1)  # (B,)
     return Decoded(history[best], lengths[best], final[best], attention[best])
 
 
 def decode(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, beam_size: int = 1,
-           alpha: float = 0.0) -> Decoded:
-    """Greedy search for `beam_size` 1, beam search otherwise."""
+           alpha: float = 0.0, *, forbid: tuple[int, ...] = ()) -> Decoded:
+    """Greedy search for `beam_size` 1, beam search otherwise; `forbid` as in both."""
     if beam_size == 1:
-        return greedy_search(model, src, src_len, limits)
-    return beam_search(model, src, src_len, limits, beam_size, alpha)
+        return greedy_search(model, src, src_len, limits, forbid=forbid)
+    return beam_search(model, src, src_len, limits, beam_size, alpha, forbid=forbid)
 
 
 def ids_to_lists(decoded: Decoded) -> list[list[int]]:

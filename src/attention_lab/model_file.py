@@ -1,4 +1,5 @@
-"""The exported model file: weights, config and vocabularies in plain tensors, lists and dicts.
+"""The exported model file: weights, config and tokenizer in plain tensors, lists and dicts, so the
+file alone is enough to translate (training checkpoints are Lightning's, elsewhere).
 
 Loading uses `torch.load(weights_only=True)`, which refuses pickled code, so a model file from
 an untrusted source cannot run anything; no module is ever pickled.
@@ -15,32 +16,27 @@ from pathlib import Path
 
 import torch
 
-from attention_lab.atomic import atomic_path
+from attention_lab.atomic import write_with
 from attention_lab.config import ConfigError, from_mapping, to_dict
 from attention_lab.errors import UserError
 from attention_lab.model import ModelParams, Seq2Seq
-from attention_lab.vocab import Vocab
+from attention_lab.tokenizer import Tokenizer
 
 FORMAT = "attention-lab/seq2seq"
-VERSION = 1
+VERSION = 2  # 1: word vocabularies and a max_len; 2: a tokenizer, nothing truncated
 
 
 @dataclass(frozen=True)
 class LoadedModel:
     model: Seq2Seq
-    src_vocab: Vocab
-    tgt_vocab: Vocab
-    lowercase: bool  # how the training corpus was normalised
-    max_len: int  # tokens per source sentence, <eos> included
+    tokenizer: Tokenizer
 
 
-def save_model(path: str | Path, model: Seq2Seq, src_vocab: Vocab, tgt_vocab: Vocab, lowercase: bool,
-               max_len: int) -> None:
-    payload = {"format": FORMAT, "version": VERSION, "model": to_dict(model.params), "max_len": max_len,
-               "lowercase": lowercase, "src_vocab": list(src_vocab.tokens), "tgt_vocab": list(tgt_vocab.tokens),
+def save_model(path: str | Path, model: Seq2Seq, tokenizer: Tokenizer) -> None:
+    payload = {"format": FORMAT, "version": VERSION, "model": to_dict(model.params),
+               "tokenizer": tokenizer.payload(),
                "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()}}
-    with atomic_path(path) as tmp:
-        torch.save(payload, tmp)
+    write_with(path, lambda handle: torch.save(payload, handle))
 
 
 def load_model(path: str | Path, device: str | torch.device = "cpu") -> LoadedModel:
@@ -70,16 +66,15 @@ def load_model(path: str | Path, device: str | torch.device = "cpu") -> LoadedMo
         raise UserError(f"{path}: model file version {payload.get('version')!r}, this code reads {VERSION}")
     try:
         params = from_mapping(ModelParams, payload["model"], "model")
-        src_vocab, tgt_vocab = Vocab(tuple(payload["src_vocab"])), Vocab(tuple(payload["tgt_vocab"]))
+        tokenizer = Tokenizer.from_payload(payload["tokenizer"])
         state = payload["state_dict"]
-        sizes = {"source": (len(src_vocab), state["encoder.embedding.weight"].shape[0]),
-                 "target": (len(tgt_vocab), state["decoder.embedding.weight"].shape[0])}
+        sizes = {"source": (len(tokenizer.src), state["encoder.embedding.weight"].shape[0]),
+                 "target": (len(tokenizer.tgt), state["decoder.embedding.weight"].shape[0])}
         for side, (vocab_size, rows) in sizes.items():
             if vocab_size != rows:
                 raise UserError(f"{path}: {side} vocabulary has {vocab_size} tokens but the weights expect {rows}")
-        max_src_len = int(payload["max_len"])
-        model = Seq2Seq(params, len(src_vocab), len(tgt_vocab), max_src_len)
+        model = Seq2Seq(params, len(tokenizer.src), len(tokenizer.tgt))
         model.load_state_dict(state)
     except (ConfigError, KeyError, TypeError, ValueError, RuntimeError) as exc:
         raise UserError(f"{path}: inconsistent model file ({str(exc).splitlines()[0][:200]})") from None
-    return LoadedModel(model.to(device).eval(), src_vocab, tgt_vocab, bool(payload["lowercase"]), max_src_len)
+    return LoadedModel(model.to(device).eval(), tokenizer)

@@ -1,0 +1,171 @@
+"""One text pipeline: a sentence gets the same ids and the same output text in training,
+evaluation and the command line, and translating loads nothing of the training stack."""
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+import torch
+from conftest import REPO
+
+from attention_lab.cli import main
+from attention_lab.datamodule import DataParams, TranslationDataModule
+from attention_lab.evaluation import EvaluateParams, score_test_split
+from attention_lab.model_file import load_model
+from attention_lab.splits import load_split, references
+from attention_lab.text import clean
+from attention_lab.tokenizer import TOKENIZER_FILE, Tokenizer
+from attention_lab.training_module import OptimParams, Seq2SeqModule
+from attention_lab.translator import SearchParams, Translator
+
+torch.set_num_threads(1)
+
+TRAINING_STACK = ("pytorch_lightning", "lightning", "lightning_fabric", "mlflow", "dvc")
+
+
+@pytest.fixture(scope="module")
+def stages(trained_model):
+    """The trained-model fixture's folders: data (splits), vocab (tokenizer.json), model."""
+    root = trained_model.parent
+    return {"data": root / "data", "vocab": root / "vocab", "model": trained_model}
+
+
+@pytest.fixture(scope="module")
+def datamodule(stages):
+    module = TranslationDataModule(stages["data"], Tokenizer.load(stages["vocab"] / TOKENIZER_FILE),
+                                   DataParams(batch_size=4, val_bleu_size=12), seed=0)
+    module.setup("fit")
+    return module
+
+
+def cli_lines(capsys, *args) -> list[str]:
+    capsys.readouterr()
+    main(["translate", *map(str, args)])
+    captured = capsys.readouterr()
+    return captured.out.splitlines()
+
+
+def test_the_same_ids_in_training_and_translation(stages, datamodule):
+    translator = Translator.load(stages["model"], "cpu")  # the tokenizer inside the model file
+    vocab_file = Tokenizer.load(stages["vocab"] / TOKENIZER_FILE)  # the tokenizer training read
+    valid = load_split(stages["data"], "valid")
+    assert len(datamodule.valid_pairs) == len(valid)
+    for row, (src_ids, tgt_ids) in zip(valid.itertuples(), datamodule.valid_pairs):
+        assert src_ids == translator.tokenizer.src.encode(row.src) == vocab_file.src.encode(row.src)
+        assert tgt_ids == translator.tokenizer.tgt.encode(row.tgt) == vocab_file.tgt.encode(row.tgt)
+        # what training teaches is exactly the reference text, and what the model reads the source
+        assert translator.tokenizer.tgt.decode(tgt_ids) == clean(row.tgt)
+        assert translator.tokenizer.src.decode(src_ids) == clean(row.src)
+    train = load_split(stages["data"], "train")
+    for row, (src_ids, _) in zip(train.head(20).itertuples(), datamodule.train_pairs):
+        assert src_ids == translator.tokenizer.src.encode(row.src)
+
+
+def test_datamodule_loaders_serve_every_pair_once(datamodule):
+    train = [b for b in datamodule.train_dataloader()]
+    assert sum(len(b["src_len"]) for b in train) == len(datamodule.train_pairs)
+    assert sum(b["n_tokens"] for b in train) == sum(len(t) for _, t in datamodule.train_pairs)
+    assert all(len(b["src_len"]) <= datamodule.params.batch_size for b in train)
+    loss_loader, bleu_loader = datamodule.val_dataloader()
+    assert sum(len(b["src_len"]) for b in loss_loader) == len(datamodule.valid_pairs)
+    served = [(s, r) for b in bleu_loader for s, r in zip(b["sources"], b["refs"])]
+    assert sorted(served) == sorted(datamodule.valid_sources)
+    assert len(datamodule.valid_sources) == min(12, len(references(load_split(datamodule.data_dir, "valid"))))
+
+
+def test_datamodule_needs_a_valid_split(tmp_path, stages):
+    from attention_lab.archive import CorpusError
+    from attention_lab.splits import TokenizeParams, save_splits
+
+    train = load_split(stages["data"], "train")
+    save_splits(tmp_path, {"train": train, "valid": train.head(0), "test": train.head(0)}, TokenizeParams())
+    module = TranslationDataModule(tmp_path, Tokenizer.load(stages["vocab"] / TOKENIZER_FILE), DataParams())
+    with pytest.raises(CorpusError, match=r"valid\.parquet is empty"):
+        module.setup("fit")
+
+
+def validation_hypotheses(stages, datamodule) -> dict[str, str]:
+    """What validation BLEU scores: the training module's greedy translations of the BLEU sample."""
+    loaded = load_model(stages["model"])
+    module = Seq2SeqModule(loaded.model, OptimParams(), loaded.tokenizer)
+    seen: dict[str, str] = {}
+
+    def update(hyps, refs):
+        seen.update(zip(current["sources"], hyps))
+
+    module.val_bleu.update = update
+    for current in datamodule.val_dataloader()[1]:
+        module.validation_step(current, 0, dataloader_idx=1)
+    return seen
+
+
+def test_the_same_output_in_validation_evaluation_and_the_cli(stages, datamodule, capsys, tmp_path):
+    valid = load_split(stages["data"], "valid")
+    sample = [source for source, _ in datamodule.valid_sources]
+    sentences = sample[:4]
+    translator = Translator.load(stages["model"], "cpu")
+    greedy = [t.text for t in translator.translate(sentences, SearchParams(beam_size=1))]
+    beam = [t.text for t in translator.translate(sentences, SearchParams(beam_size=4))]
+
+    # training: validation BLEU's hypotheses
+    hypotheses = validation_hypotheses(stages, datamodule)
+    assert sorted(hypotheses) == sorted(sample)
+    assert [hypotheses[s] for s in sentences] == greedy
+
+    # evaluation: translations.tsv, written and read back as the evaluate stage does
+    metrics, rows, _ = score_test_split(translator, valid, EvaluateParams(search=SearchParams(beam_size=4)))
+    rows.to_csv(tmp_path / "translations.tsv", sep="\t", index=False)
+    table = pd.read_csv(tmp_path / "translations.tsv", sep="\t", keep_default_na=False)
+    hypothesis = dict(zip(table["source"], table["hypothesis"]))
+    assert [hypothesis[s] for s in sentences] == beam
+    assert len(table) == len(references(valid)) and metrics["unk_in_outputs"] == 0
+    for source, refs in datamodule.valid_sources:
+        assert table.loc[table["source"] == source, "references"].item() == " ||| ".join(refs)
+
+    # the command line
+    assert cli_lines(capsys, "--model", stages["model"], "--device", "cpu", *sentences) == beam
+    assert cli_lines(capsys, "--model", stages["model"], "--device", "cpu", "--beam", "1", *sentences) == greedy
+
+
+def test_the_same_output_for_a_test_sentence(stages, capsys):
+    test = load_split(stages["data"], "test")
+    sentence = references(test).index[-1]
+    translator = Translator.load(stages["model"], "cpu")
+    params = EvaluateParams(search=SearchParams(beam_size=3, length_penalty=0.0))
+    _, rows, _ = score_test_split(translator, test, params)
+    expected = translator.translate([sentence], params.search)[0].text
+    assert rows.loc[rows["source"] == sentence, "hypothesis"].item() == expected
+    assert cli_lines(capsys, "--model", stages["model"], "--device", "cpu", "--beam", "3", "--length-penalty", "0",
+                     sentence) == [expected]
+
+
+def run_python(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=REPO, timeout=300)
+
+
+def test_translating_imports_nothing_of_the_training_stack(stages):
+    code = (
+        "import sys\n"
+        "from attention_lab.translator import Translator\n"
+        f"translator = Translator.load({str(stages['model'])!r}, 'cpu')\n"
+        "print(translator.translate(['Go.', 'She takes the car.'])[1].text)\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({TRAINING_STACK!r})))\n"
+    )
+    result = run_python("-c", code)
+    assert result.returncode == 0, result.stderr[-3000:]
+    text, loaded = result.stdout.splitlines()
+    assert text == Translator.load(stages["model"], "cpu").translate(["She takes the car."])[0].text
+    assert loaded == "[]", f"translating imported {loaded}"
+
+
+def test_the_cli_imports_nothing_of_the_training_stack(stages):
+    result = run_python("-X", "importtime", "-m", "attention_lab.cli", "translate", "--model", str(stages["model"]),
+                        "--device", "cpu", "Go.")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.count("\n") == 1 and result.stdout.strip()
+    assert result.stdout.strip() == Translator.load(stages["model"], "cpu").translate(["Go."])[0].text
+    imported = {line.rsplit("|", 1)[1].strip().split(".")[0]
+                for line in result.stderr.splitlines() if line.startswith("import time:") and "|" in line}
+    assert "attention_lab" in imported and "torch" in imported  # the report is read right
+    assert not imported & set(TRAINING_STACK), sorted(imported & set(TRAINING_STACK))
