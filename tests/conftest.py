@@ -9,14 +9,30 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))  # corpus_factory
 
 REPO = Path(__file__).resolve().parent.parent
+# The tiny corpus' settings shared by the trained-model fixture and the end-to-end pipeline tests.
+TINY_VOCAB = {"kind": "subword", "subword": {"size": 450, "model": "bpe"}}  # whole words on this corpus
+TINY_TRAINING = {"data": {"batch_size": 16, "batch_tokens": 400, "val_bleu_size": 12},
+                 "model": {"embed_size": 32, "hidden_size": 32, "num_layers": 1, "dropout": 0.0,
+                           "tie_embeddings": "all"},
+                 "optim": {"lr": 0.02, "schedule": "linear", "warmup_steps": 10},
+                 "trainer": {"accelerator": "cpu", "max_epochs": 40, "progress_bar": False}}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_thread() -> None:
+    """Tiny models run fastest on one thread, and two threads on a busy 2-core machine spin
+    against each other (steps seen 5-20 times slower)."""
+    import torch
+
+    torch.set_num_threads(1)
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _isolated_mlflow(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Runs made by tests go to a throwaway database, never the repository's mlflow.db."""
-    db = tmp_path_factory.mktemp("mlflow") / "mlflow.db"
-    os.environ["MLFLOW_TRACKING_URI"] = f"sqlite:///{db}"
-    os.environ.pop("DVC_ROOT", None)
+    root = tmp_path_factory.mktemp("mlflow")
+    os.environ["MLFLOW_TRACKING_URI"] = f"sqlite:///{root / 'mlflow.db'}"
+    os.environ["DVC_ROOT"] = str(root)  # where tracking puts the runs' artifacts (root/mlruns)
 
 
 @pytest.fixture
@@ -33,16 +49,14 @@ def trained_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     from attention_lab.bench import prepare_data
     from attention_lab.config import from_mapping
-    from attention_lab.corpus import TokenizeParams
+    from attention_lab.splits import TokenizeParams
+    from attention_lab.tokenizer import VocabParams
     from attention_lab.tracking import MlflowParams
     from attention_lab.training import Seq2SeqParams, train_seq2seq
 
     root = tmp_path_factory.mktemp("trained")
-    paths = prepare_data(write_zip(root / "fra-eng.zip"), TokenizeParams(valid_fraction=0.1, test_fraction=0.1), root)
-    params = from_mapping(Seq2SeqParams, {
-        "data": {"batch_size": 16, "max_len": 8},
-        "model": {"embed_size": 32, "hidden_size": 32, "num_layers": 1, "dropout": 0.0},
-        "optim": {"lr": 0.02},
-        "trainer": {"accelerator": "cpu", "max_epochs": 25, "progress_bar": False}}, "train_seq2seq")
+    paths = prepare_data(write_zip(root / "fra-eng.zip"), TokenizeParams(valid_fraction=0.1, test_fraction=0.1),
+                         root, from_mapping(VocabParams, TINY_VOCAB, "vocab"))
+    params = from_mapping(Seq2SeqParams, TINY_TRAINING, "train_seq2seq")
     train_seq2seq(params, MlflowParams(enabled=False), paths)
     return paths.out

@@ -6,23 +6,27 @@ import time
 from pathlib import Path
 
 import pytest
+import pytorch_lightning as pl
 import torch
-from conftest import REPO
+from conftest import REPO, TINY_VOCAB
 from mlflow import MlflowClient
 
-from attention_lab import seq2seq
+from attention_lab import training_module
 from attention_lab.bench import prepare_data
-from attention_lab.checkpoint import load_model
 from attention_lab.config import ConfigError, from_mapping
-from attention_lab.corpus import TokenizeParams
-from attention_lab.seq2seq import DivergedError
+from attention_lab.model_file import load_model
+from attention_lab.resume import fingerprint
+from attention_lab.splits import TokenizeParams
+from attention_lab.tokenizer import VocabParams
 from attention_lab.tracking import MlflowParams, TrackingError, redact
 from attention_lab.training import Seq2SeqParams, TrainPaths, train_seq2seq
+from attention_lab.training_module import DivergedError
 
-TINY = {"data": {"batch_size": 16, "max_len": 8, "val_bleu_size": 12},
+TINY = {"data": {"batch_size": 16, "batch_tokens": 300, "val_bleu_size": 12},
         "model": {"embed_size": 16, "hidden_size": 16, "num_layers": 1, "dropout": 0.0},
         "optim": {"lr": 0.01},
         "trainer": {"accelerator": "cpu", "max_epochs": 2, "progress_bar": False, "log_every_n_steps": 2}}
+HISTORY_VALUES = ("epoch", "step", "train_loss", "val_loss", "val_bleu", "lr")  # not timings
 
 
 def tiny_params(**sections) -> Seq2SeqParams:
@@ -32,7 +36,8 @@ def tiny_params(**sections) -> Seq2SeqParams:
 
 @pytest.fixture
 def paths(tmp_path, corpus_zip) -> TrainPaths:
-    return prepare_data(corpus_zip, TokenizeParams(valid_fraction=0.1, test_fraction=0.1), tmp_path)
+    return prepare_data(corpus_zip, TokenizeParams(valid_fraction=0.1, test_fraction=0.1), tmp_path,
+                        from_mapping(VocabParams, TINY_VOCAB, "vocab"))
 
 
 def runs(experiment="attention-lab"):
@@ -41,52 +46,118 @@ def runs(experiment="attention-lab"):
     return client.search_runs([found.experiment_id]) if found else []
 
 
-def test_training_writes_model_reports_and_one_mlflow_run(paths):
+def history(paths: TrainPaths) -> list[dict]:
+    lines = (paths.reports / "history.csv").read_text().splitlines()
+    header = lines[0].split(",")
+    return [{k: v for k, v in zip(header, line.split(",")) if k in HISTORY_VALUES} for line in lines[1:]]
+
+
+class StepCounter(pl.Callback):
+    def __init__(self) -> None:
+        self.steps = 0
+
+    def on_train_batch_end(self, *args) -> None:
+        self.steps += 1
+
+
+class Interrupt(BaseException):
+    """What a kill looks like to the code after it: no `except Exception` catches it."""
+
+
+class InterruptAt(pl.Callback):
+    def __init__(self, epoch: int, batch: int) -> None:
+        self.epoch, self.batch = epoch, batch
+
+    def on_train_batch_start(self, trainer, module, batch, batch_idx) -> None:
+        if trainer.current_epoch == self.epoch and batch_idx == self.batch:
+            raise Interrupt
+
+
+def train_with(paths, params, callbacks, monkeypatch, mlflow=MlflowParams()):
+    """`train_seq2seq` with extra Lightning callbacks added to the Trainer it builds."""
+    real = pl.Trainer.__init__
+
+    def init(self, *args, **kwargs):
+        real(self, *args, **{**kwargs, "callbacks": [*kwargs["callbacks"], *callbacks]})
+
+    with monkeypatch.context() as patch:
+        patch.setattr(pl.Trainer, "__init__", init)
+        return train_seq2seq(params, mlflow, paths)
+
+
+def test_training_writes_model_reports_and_one_mlflow_run_with_every_param(paths):
     before = {r.info.run_id for r in runs()}
     metrics = train_seq2seq(tiny_params(), MlflowParams(), paths)
-    assert metrics["epochs"] == 2 and metrics["tokens_per_s"] > 0 and metrics["train_loss"] < 5
-    history = (paths.reports / "history.csv").read_text().splitlines()
-    assert history[0].startswith("epoch,train_loss,val_loss,val_ppl,val_bleu,tokens_per_s")
-    assert [line.split(",")[0] for line in history[1:]] == ["1", "2"]
+    assert metrics["epochs"] == 2 and metrics["tokens_per_s"] > 0 and metrics["steps"] > 2
+    lines = (paths.reports / "history.csv").read_text().splitlines()
+    assert lines[0] == "epoch,step,planned_steps,train_loss,val_loss,val_ppl,val_bleu,tokens_per_s,lr,train_seconds"
+    assert [row["epoch"] for row in history(paths)] == ["1", "2"]
     loaded = load_model(paths.out / "model.pt")
-    assert loaded.max_len == 8 and loaded.lowercase
+    assert loaded.tokenizer.params.kind == "subword" and loaded.model.params.hidden_size == 16
     new = [r for r in runs() if r.info.run_id not in before]
     assert len(new) == 1
     run = new[0]
     assert json.loads((paths.out / "mlflow_run.json").read_text())["run_id"] == run.info.run_id
     assert run.info.status == "FINISHED"
     assert {"train/loss", "val/bleu", "val/loss", "val/ppl", "train/tokens_per_s"} <= set(run.data.metrics)
-    assert run.data.params["train_seq2seq.model.hidden_size"] == "16"
-    assert run.data.params["train_seq2seq.optim.lr"] == "0.01"
+    params = run.data.params
+    assert params["train_seq2seq.model.hidden_size"] == "16" and params["train_seq2seq.optim.lr"] == "0.01"
+    assert params["tokenize.valid_fraction"] == "0.1" and params["vocab.kind"] == "subword"
+    assert params["vocab.subword.size"] == str(TINY_VOCAB["subword"]["size"])
     assert {"git_commit", "stage", "corpus_md5"} <= set(run.data.tags)
-    artifacts = {a.path for a in MlflowClient().list_artifacts(run.info.run_id, "model")}
-    assert artifacts == {"model/model.pt"}
     config = MlflowClient().download_artifacts(run.info.run_id, "config/train_seq2seq.json")
     assert json.loads(Path(config).read_text())["train_seq2seq"]["model"]["hidden_size"] == 16
-    assert sorted(p.name for p in (paths.out / "checkpoints").iterdir()) == ["best.ckpt", "last.ckpt", "run.json"]
+    assert not paths.checkpoints.exists()  # a finished run keeps no resume state
 
 
-def test_changed_config_starts_fresh(paths):
-    train_seq2seq(tiny_params(trainer={"max_epochs": 1}), MlflowParams(), paths)
-    first = json.loads((paths.out / "checkpoints" / "run.json").read_text())
-    train_seq2seq(tiny_params(trainer={"max_epochs": 1}, optim={"lr": 0.02}), MlflowParams(), paths)
-    second = json.loads((paths.out / "checkpoints" / "run.json").read_text())
-    assert first["fingerprint"] != second["fingerprint"] and first["mlflow_run_id"] != second["mlflow_run_id"]
-    assert len((paths.reports / "history.csv").read_text().splitlines()) == 2  # header + 1 fresh epoch
-
-
-def test_same_config_resumes_from_last_checkpoint(paths):
-    params = tiny_params(trainer={"max_epochs": 2})
+def test_a_finished_run_is_never_resumed_a_rerun_trains_afresh(paths, monkeypatch):
+    params = tiny_params()
     train_seq2seq(params, MlflowParams(), paths)
-    run_id = json.loads((paths.out / "mlflow_run.json").read_text())["run_id"]
-    (paths.out / "model.pt").unlink()
-    metrics = train_seq2seq(params, MlflowParams(), paths)  # nothing left to train: only re-exports
-    assert metrics["epochs"] == 2 and (paths.out / "model.pt").is_file()
-    assert json.loads((paths.out / "mlflow_run.json").read_text())["run_id"] == run_id
+    first, first_run = history(paths), json.loads((paths.out / "mlflow_run.json").read_text())["run_id"]
+    counter = StepCounter()
+    train_with(paths, params, [counter], monkeypatch)  # what `dvc repro -f` does
+    assert history(paths) == first  # the same seeded run again, all of it
+    assert counter.steps == int(first[-1]["step"])
+    assert json.loads((paths.out / "mlflow_run.json").read_text())["run_id"] != first_run
 
 
-def test_nonfinite_loss_stops_with_clear_error_and_failed_run(paths, monkeypatch):
-    real = seq2seq.token_loss
+def test_killed_run_resumes_and_continues_the_same_history(paths, monkeypatch):
+    params = tiny_params(trainer={"max_epochs": 4})
+    train_seq2seq(params, MlflowParams(), paths)
+    uninterrupted = history(paths)
+    with pytest.raises(Interrupt):  # mid-epoch 3, after epoch 2's checkpoint
+        train_with(paths, params, [InterruptAt(epoch=2, batch=3)], monkeypatch)
+    assert not (paths.reports / "history.csv").exists()  # no partial output, but the resume state stays
+    state = json.loads((paths.checkpoints / "run.json").read_text())
+    assert not state["finished"] and (paths.checkpoints / "last.ckpt").is_file()
+    counter = StepCounter()
+    train_with(paths, params, [counter], monkeypatch)
+    assert history(paths) == uninterrupted  # epochs 1-2 from the checkpoint, 3-4 trained
+    steps_per_epoch = int(uninterrupted[0]["step"])
+    assert counter.steps == int(uninterrupted[-1]["step"]) - int(uninterrupted[1]["step"])
+    assert counter.steps < int(uninterrupted[-1]["step"]) - steps_per_epoch  # not restarted
+    assert json.loads((paths.out / "mlflow_run.json").read_text())["run_id"] == state["mlflow_run_id"]
+
+
+def test_a_code_change_starts_fresh(paths, monkeypatch, tmp_path):
+    package = tmp_path / "package"
+    package.mkdir()
+    (package / "model.py").write_text("x = 1\n")
+    before = fingerprint({"a": 1}, [], package)
+    (package / "model.py").write_text("x = 1\n# a comment\n")
+    assert fingerprint({"a": 1}, [], package) != before
+    params = tiny_params(trainer={"max_epochs": 3})
+    with pytest.raises(Interrupt):
+        train_with(paths, params, [InterruptAt(epoch=2, batch=1)], monkeypatch)
+    monkeypatch.setattr("attention_lab.training.fingerprint", lambda *args: "other code")
+    counter = StepCounter()
+    train_with(paths, params, [counter], monkeypatch)
+    assert [row["epoch"] for row in history(paths)] == ["1", "2", "3"]
+    assert counter.steps == int(history(paths)[-1]["step"])  # every step trained again
+
+
+def test_nonfinite_loss_stops_with_clear_error_and_leaves_nothing(paths, monkeypatch):
+    real = training_module.token_loss
     calls = []
 
     def poisoned(logits, targets, label_smoothing=0.0):
@@ -94,13 +165,14 @@ def test_nonfinite_loss_stops_with_clear_error_and_failed_run(paths, monkeypatch
         loss = real(logits, targets, label_smoothing)
         return loss * float("nan") if len(calls) == 4 else loss
 
-    monkeypatch.setattr(seq2seq, "token_loss", poisoned)
+    monkeypatch.setattr(training_module, "token_loss", poisoned)
     before = {r.info.run_id for r in runs()}
     with pytest.raises(DivergedError, match="non-finite training loss at epoch 0, step 3"):
         train_seq2seq(tiny_params(), MlflowParams(), paths)
     failed = [r for r in runs() if r.info.run_id not in before]
     assert [r.info.status for r in failed] == ["FAILED"]
-    assert not (paths.out / "model.pt").exists()
+    assert not (paths.out / "model.pt").exists() and not paths.checkpoints.exists()
+    assert not paths.reports.exists() or not list(paths.reports.iterdir())
 
 
 def test_unreachable_tracking_server_fails_fast(paths, monkeypatch):
@@ -150,22 +222,65 @@ def test_no_secret_reaches_params_or_tags(paths, monkeypatch):
     assert redact("https://bob:pw@host/path") == "https://***@host/path"
 
 
+def run_stage(paths: TrainPaths, params: Path, timeout=300) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "pipeline.train_seq2seq", "--params", str(params), "--data", str(paths.data),
+         "--vocab", str(paths.vocab), "--out", str(paths.out), "--reports", str(paths.reports)],
+        cwd=REPO, capture_output=True, text=True, timeout=timeout,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1"})
+
+
 def test_ddp_on_two_cpu_processes_writes_everything_once(paths, tmp_path):
     params = tmp_path / "params.yaml"
     trainer = {**TINY["trainer"], "max_epochs": 1, "devices": 2, "strategy": "ddp"}
     params.write_text(json.dumps({"train_seq2seq": {**TINY, "trainer": trainer},
                                   "mlflow": {"experiment": "ddp-test"}}))
-    result = subprocess.run(
-        [sys.executable, "-m", "pipeline.train_seq2seq", "--params", str(params), "--data", str(paths.data),
-         "--vocab", str(paths.vocab), "--out", str(paths.out), "--reports", str(paths.reports)],
-        cwd=REPO, capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    result = run_stage(paths, params)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "world_size: 2" in result.stderr or "distributed_backend=gloo" in result.stderr
-    assert sorted(p.name for p in paths.out.iterdir()) == ["checkpoints", "mlflow_run.json", "model.pt"]
-    assert sorted(p.name for p in (paths.out / "checkpoints").iterdir()) == ["best.ckpt", "last.ckpt", "run.json"]
+    assert sorted(p.name for p in paths.out.iterdir()) == ["mlflow_run.json", "model.pt"]
     assert len(runs("ddp-test")) == 1
     metrics = json.loads((paths.reports / "metrics.json").read_text())
     assert metrics["epochs"] == 1 and torch.isfinite(torch.tensor(metrics["train_loss"]))
+
+
+VALIDATE = """
+import json, sys
+import pytorch_lightning as pl
+import torch
+from attention_lab.datamodule import DataParams, TranslationDataModule
+from attention_lab.model_file import load_model
+from attention_lab.training_module import OptimParams, Seq2SeqModule
+torch.set_num_threads(1)
+model_dir, data_dir, devices, out = sys.argv[1:]
+loaded = load_model(model_dir)
+data = TranslationDataModule(data_dir, loaded.tokenizer, DataParams(batch_size=5, batch_tokens=120, val_bleu_size=40))
+trainer = pl.Trainer(accelerator="cpu", devices=int(devices), strategy="ddp" if devices != "1" else "auto",
+                     logger=False, enable_progress_bar=False, use_distributed_sampler=False)
+metrics = trainer.validate(Seq2SeqModule(loaded.model, OptimParams(), loaded.tokenizer), datamodule=data)[0]
+if trainer.is_global_zero:
+    open(out, "w").write(json.dumps(metrics))
+"""
+
+
+def test_distributed_validation_equals_one_process(trained_model, tmp_path):
+    # Many small batches of unequal lengths: an odd number per process, which padding by
+    # repetition (counting some samples twice) would turn into different sums.
+    script = tmp_path / "validate.py"
+    script.write_text(VALIDATE)
+    data = trained_model.parent / "data"
+    results = {}
+    for devices in ("1", "2"):
+        out = tmp_path / f"metrics{devices}.json"
+        done = subprocess.run([sys.executable, str(script), str(trained_model), str(data), devices, str(out)],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "OMP_NUM_THREADS": "1"})
+        assert done.returncode == 0, done.stderr[-3000:]
+        results[devices] = json.loads(out.read_text())
+    one, two = results["1"], results["2"]
+    assert {"val/loss", "val/bleu"} <= set(one)
+    for key in ("val/loss", "val/bleu", "val/ppl"):
+        assert two[key] == pytest.approx(one[key], abs=1e-6), key
 
 
 @pytest.mark.parametrize("section, message", [
@@ -175,13 +290,19 @@ def test_ddp_on_two_cpu_processes_writes_everything_once(paths, tmp_path):
     ({"optim": {"lr": "fast"}}, "train_seq2seq.optim.lr: expected float, got str 'fast'"),
     ({"trainer": {"max_epoch": 3}}, "train_seq2seq.trainer.max_epoch: unknown key"),
     ({"model": {"attention": "dot", "bidirectional": True}}, "train_seq2seq.model.attention: dot attention"),
+    ({"trainer": {"budget_minutes": 5}}, "train_seq2seq.optim.schedule: trainer.budget_minutes needs the linear"),
 ])
 def test_stage_rejects_bad_params_in_one_line_without_outputs(paths, tmp_path, section, message):
     params = tmp_path / "params.yaml"
     params.write_text(json.dumps({"train_seq2seq": section, "mlflow": {"enabled": False}}))
-    result = subprocess.run(
-        [sys.executable, "-m", "pipeline.train_seq2seq", "--params", str(params), "--data", str(paths.data),
-         "--vocab", str(paths.vocab), "--out", str(paths.out), "--reports", str(paths.reports)],
-        cwd=REPO, capture_output=True, text=True, timeout=120)
+    result = run_stage(paths, params, timeout=120)
     assert result.returncode == 2 and result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
     assert not paths.out.exists() and not paths.reports.exists()
+
+
+def test_tying_all_embeddings_needs_a_joint_vocabulary(tmp_path, corpus_zip):
+    paths = prepare_data(corpus_zip, TokenizeParams(valid_fraction=0.1, test_fraction=0.1), tmp_path,
+                         VocabParams(kind="word"))
+    with pytest.raises(ConfigError, match="train_seq2seq.model.tie_embeddings: 'all' needs one vocabulary"):
+        train_seq2seq(tiny_params(model={"tie_embeddings": "all"}), MlflowParams(enabled=False), paths)
+    assert not paths.out.exists()

@@ -21,12 +21,19 @@ import torch
 import yaml
 
 from attention_lab.config import ConfigError, from_mapping, read_params, to_dict
-from attention_lab.corpus import CorpusParams, TokenizeParams, load_split, save_splits, tokenize_corpus
-from attention_lab.evaluate import test_sources
+from attention_lab.splits import (
+    CorpusParams,
+    TokenizeParams,
+    load_split,
+    references,
+    save_splits,
+    tokenize_corpus,
+)
+from attention_lab.tokenizer import TOKENIZER_FILE, VocabParams
+from attention_lab.tokenizer_training import build_tokenizer
 from attention_lab.tracking import MlflowParams
 from attention_lab.training import Seq2SeqParams, TrainPaths, train_seq2seq
 from attention_lab.translator import SearchParams, Translator
-from attention_lab.vocab import VocabParams, build_vocabularies
 
 
 @dataclass(frozen=True)
@@ -56,7 +63,7 @@ def bench_params(options: BenchOptions) -> Seq2SeqParams:
         node[leaf] = yaml.safe_load(value)
     params = from_mapping(Seq2SeqParams, section, "train_seq2seq")
     return replace(params, trainer=replace(params.trainer, max_epochs=options.epochs, progress_bar=False,
-                                           max_time=None, early_stopping_patience=None))
+                                           budget_minutes=None, early_stopping_patience=None))
 
 
 def machine() -> dict:
@@ -84,14 +91,14 @@ def decoding_speed(translator: Translator, sources: list[str], beam_size: int, o
     return results
 
 
-def prepare_data(corpus: str | Path, tokenize: TokenizeParams, root: Path) -> TrainPaths:
+def prepare_data(corpus: str | Path, tokenize: TokenizeParams, root: Path,
+                 vocab: VocabParams = VocabParams()) -> TrainPaths:
     """The tokenize and vocab stages in one call, into `root` (any corpus checksum accepted): what
     a benchmark or a test trains on without running DVC."""
     splits, _ = tokenize_corpus(corpus, CorpusParams(sha256=None), tokenize)
     save_splits(root / "data", splits, tokenize)
-    src, tgt, _ = build_vocabularies(splits, VocabParams())
-    src.save(root / "vocab" / "src.json")
-    tgt.save(root / "vocab" / "tgt.json")
+    tokenizer, _ = build_tokenizer(splits, vocab)
+    tokenizer.save(root / "vocab" / TOKENIZER_FILE)
     return TrainPaths(root / "data", root / "vocab", root / "model", root / "reports")
 
 
@@ -106,7 +113,7 @@ def run_benchmark(options: BenchOptions) -> dict:
         model_dir, data_dir = options.model or paths.out, options.data or paths.data
         if options.model and not options.data:
             raise ConfigError("--model needs --data, the tokenized splits to decode")
-        sources = [s for s in test_sources(load_split(data_dir, "test"), options.decode_sentences).index]
+        sources = list(references(load_split(data_dir, "test")).index[: options.decode_sentences])
         decoding = decoding_speed(Translator.load(model_dir), sources, options.beam_size, options.one_by_one)
     return {"machine": machine(), "train_seq2seq": to_dict(params), "pairs": options.pairs,
             "training": {"epochs": metrics["epochs"], "tokens_per_s": metrics["tokens_per_s"],

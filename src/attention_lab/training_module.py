@@ -2,7 +2,8 @@
 
 Logged: `train/loss` (each step), and after every validation `train/epoch_loss`,
 `train/tokens_per_s` (d2l's throughput: non-padding target tokens per second of training),
-`val/loss`, `val/ppl` and `val/bleu` (greedy; sacrebleu's corpus BLEU, 0-100).
+`val/loss`, `val/ppl` and `val/bleu` (greedy, through the same `Translator` as `evaluate`;
+sacrebleu's corpus BLEU, 0-100).
 """
 
 from __future__ import annotations
@@ -15,15 +16,16 @@ import pytorch_lightning as pl
 import torch
 import torch.nn.functional as F
 from torch import Tensor
-from torchmetrics import MeanMetric
+from torchmetrics import MeanMetric, Metric
 
-from attention_lab.bleu import CorpusBLEU
+from attention_lab.bleu import bleu_from_statistics, bleu_statistics
 from attention_lab.config import param
-from attention_lab.corpus import detokenize
 from attention_lab.errors import UserError
 from attention_lab.model import Seq2Seq
-from attention_lab.search import greedy_search, ids_to_lists
-from attention_lab.vocab import PAD_ID, Vocab
+from attention_lab.model_file import LoadedModel
+from attention_lab.tokenizer import Tokenizer
+from attention_lab.translator import SearchParams, Translator
+from attention_lab.vocab import PAD_ID
 
 
 @dataclass(frozen=True)
@@ -32,7 +34,27 @@ class OptimParams:
     weight_decay: float = param(0.0, ge=0)
     label_smoothing: float = param(0.0, ge=0, lt=1)
     grad_clip: float | None = param(1.0, gt=0)  # max gradient norm (d2l clips at 1); null = off
-    schedule: Literal["none", "cosine", "plateau"] = "none"  # plateau halves lr when val/bleu stalls
+    # linear: warm-up, then linear decay to 0 over max_epochs, or over trainer.budget_minutes when set;
+    # cosine: over max_epochs; plateau: halve lr when val/bleu stalls.
+    schedule: Literal["none", "linear", "cosine", "plateau"] = "none"
+    warmup_steps: int = param(0, ge=0)  # linear schedule only
+
+
+class CorpusBLEU(Metric):
+    """sacrebleu's corpus BLEU accumulated over batches (and DDP processes) through its sufficient
+    statistics, so validation BLEU equals `corpus_scores` on the same sentences."""
+
+    full_state_update = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.add_state("stats", torch.zeros(10, dtype=torch.float64), dist_reduce_fx="sum")
+
+    def update(self, hyps: list[str], refs: list[list[str]]) -> None:
+        self.stats += torch.tensor(bleu_statistics(hyps, refs), dtype=torch.float64, device=self.stats.device)
+
+    def compute(self) -> Tensor:
+        return torch.tensor(bleu_from_statistics(self.stats.tolist()))
 
 
 class DivergedError(UserError):
@@ -48,11 +70,11 @@ def token_loss(logits: Tensor, targets: Tensor, label_smoothing: float = 0.0) ->
 class Seq2SeqModule(pl.LightningModule):
     """Teacher-forced training of `model`; validation decodes greedily for BLEU."""
 
-    def __init__(self, model: Seq2Seq, optim: OptimParams, tgt_vocab: Vocab, lowercase: bool, max_len: int) -> None:
+    def __init__(self, model: Seq2Seq, optim: OptimParams, tokenizer: Tokenizer) -> None:
         super().__init__()
-        self.model, self.optim, self.tgt_vocab, self.max_len = model, optim, tgt_vocab, max_len
+        self.model, self.optim, self.tokenizer = model, optim, tokenizer
         self.val_loss = MeanMetric()
-        self.val_bleu = CorpusBLEU(lowercase)
+        self.val_bleu = CorpusBLEU()
         self._pending: list[tuple[int, int, Tensor]] = []  # (epoch, step, loss is finite) not yet read back
         self._epoch_loss = torch.zeros(())
         self._epoch_tokens = 0
@@ -107,10 +129,9 @@ class Seq2SeqModule(pl.LightningModule):
             logits = self(batch["src"], batch["src_len"], batch["tgt_in"])  # (B, T, V)
             self.val_loss.update(token_loss(logits, batch["tgt_out"]), weight=batch["n_tokens"])
             return
-        limits = torch.full_like(batch["src_len"], self.max_len)
-        decoded = greedy_search(self.model, batch["src"], batch["src_len"], limits)
-        hyps = [detokenize(self.tgt_vocab.decode(ids)) for ids in ids_to_lists(decoded)]
-        self.val_bleu.update(hyps, [[detokenize(r.split()) for r in refs] for refs in batch["refs"]])
+        translator = Translator(LoadedModel(self.model, self.tokenizer), self.device)
+        hyps = [t.text for t in translator.translate(batch["sources"], SearchParams(beam_size=1))]
+        self.val_bleu.update(hyps, batch["refs"])
 
     def on_validation_epoch_end(self) -> None:
         if self.trainer.sanity_checking:
@@ -134,6 +155,8 @@ class Seq2SeqModule(pl.LightningModule):
         fused = self.device.type in ("cpu", "cuda")
         optimizer = torch.optim.Adam(self.parameters(), lr=self.optim.lr, weight_decay=self.optim.weight_decay,
                                      fused=fused)
+        if self.optim.schedule == "linear":  # set step by step by the ScheduleCallback
+            return {"optimizer": optimizer}
         if self.optim.schedule == "cosine":
             scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=self.trainer.max_epochs)
             return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "epoch"}}

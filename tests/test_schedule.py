@@ -1,0 +1,192 @@
+"""The linear learning-rate schedule: over a fixed number of steps, or laid over a wall-clock budget
+(with a fake clock here, and once through a real, deliberately slowing Lightning run)."""
+
+import math
+import time
+
+import pandas as pd
+import pytest
+import pytorch_lightning as pl
+import torch
+from conftest import TINY_TRAINING, TINY_VOCAB
+from corpus_factory import write_zip
+
+from attention_lab import training
+from attention_lab.bench import prepare_data
+from attention_lab.config import from_mapping
+from attention_lab.schedule import LinearSchedule
+from attention_lab.splits import TokenizeParams
+from attention_lab.tokenizer import VocabParams
+from attention_lab.tracking import MlflowParams
+from attention_lab.training import Seq2SeqParams, train_seq2seq
+
+torch.set_num_threads(1)
+
+
+def run(schedule, step_seconds, reserve_s=0.0, now=0.0, max_steps=100_000):
+    """Drive `schedule` as the Lightning callback does: `factor` at each step's start, `done` at
+    its end. `step_seconds(now)` is how long the step starting at `now` takes. Returns the factors,
+    the steps' start times and the time the last step ended."""
+    schedule.start(now)
+    factors, starts = [], []
+    for _ in range(max_steps):
+        factors.append(schedule.factor(now, reserve_s))
+        starts.append(now)
+        now += step_seconds(now)
+        if schedule.done():
+            return factors, starts, now
+    raise AssertionError(f"not done after {max_steps} steps")
+
+
+# -- a fixed number of steps -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("total", [1, 2, 7, 100])
+def test_fixed_length_decays_linearly_to_one_over_total(total):
+    schedule = LinearSchedule(total_steps=total)
+    factors = []
+    for step in range(total):
+        assert not schedule.done()
+        factors.append(schedule.factor(now=123.0))
+    assert schedule.done() and schedule.planned_steps == total
+    assert factors == pytest.approx([(total - k) / total for k in range(total)])
+    assert factors[0] == 1.0 and factors[-1] == pytest.approx(1 / total)
+
+
+@pytest.mark.parametrize("warmup, total", [(5, 20), (10, 11), (3, 3)])
+def test_warmup_ramps_linearly_then_decays_linearly(warmup, total):
+    schedule = LinearSchedule(warmup_steps=warmup, total_steps=total)
+    factors, _, _ = run(schedule, lambda now: 1.0)
+    assert len(factors) == total and schedule.step == total
+    assert factors[:warmup] == pytest.approx([(k + 1) / warmup for k in range(warmup)])
+    decay = factors[warmup:]
+    if decay:
+        assert decay[0] == pytest.approx(1.0)
+        steps = [a - b for a, b in zip(decay, decay[1:])]
+        assert steps == pytest.approx([decay[-1]] * len(steps))  # equal steps down, the last one to zero
+        assert decay[-1] == pytest.approx(1 / len(decay))
+
+
+def test_exactly_one_of_total_steps_and_budget():
+    with pytest.raises(ValueError, match="exactly one"):
+        LinearSchedule()
+    with pytest.raises(ValueError, match="exactly one"):
+        LinearSchedule(total_steps=10, budget_s=60.0)
+
+
+def test_fixed_length_state_dict_round_trip_continues_identically():
+    full, _, _ = run(LinearSchedule(warmup_steps=4, total_steps=30), lambda now: 1.0)
+    first = LinearSchedule(warmup_steps=4, total_steps=30)
+    first.start(0.0)
+    head = [first.factor(float(k)) for k in range(12)]
+    resumed = LinearSchedule(warmup_steps=4, total_steps=30)
+    resumed.load_state_dict(first.state_dict())
+    tail, _, _ = run(resumed, lambda now: 1.0, now=500.0)
+    assert head + tail == full  # identical, not merely close
+
+
+# -- a wall-clock budget (fake clock) ----------------------------------------------------------------
+
+def test_budget_with_a_steady_rate_ends_annealed_within_the_budget():
+    budget, seconds = 100.0, 0.7  # about 143 steps fit, not a whole number
+    schedule = LinearSchedule(warmup_steps=5, budget_s=budget, measure_after=10)
+    factors, starts, end = run(schedule, lambda now: seconds)
+    assert max(factors) == 1.0 and factors[-1] <= 0.05 * max(factors)
+    after_warmup = factors[5:]
+    assert all(a >= b for a, b in zip(after_warmup, after_warmup[1:]))  # never rises again
+    assert end >= budget - 2 * seconds  # uses the budget ...
+    assert end <= budget + seconds + 1e-9, (  # ... and no more: only the step under way when it runs out
+        f"the last step started at {starts[-1]:.1f} s of a {budget:.0f} s budget and ended at {end:.1f} s")
+
+
+def test_budget_decays_linearly_at_a_steady_rate():
+    schedule = LinearSchedule(budget_s=1000.0, measure_after=20)
+    factors, _, _ = run(schedule, lambda now: 1.0)
+    measured = factors[21:]  # the peak is held until the rate is measured, then a straight line down
+    steps = [a - b for a, b in zip(measured, measured[1:])]
+    assert max(steps) == pytest.approx(min(steps), rel=1e-6)
+
+
+@pytest.mark.parametrize("slowdown", ["halfway", "gradual"])
+def test_budget_when_the_machine_slows_down_still_ends_annealed_within_the_budget(slowdown):
+    budget = 1000.0
+
+    def step_seconds(now):
+        if slowdown == "halfway":
+            return 1.0 if now < budget / 2 else 3.0  # 3x slower for the second half
+        return 1.0 + 2.0 * now / budget  # slower and slower, 3x at the end
+
+    schedule = LinearSchedule(warmup_steps=10, budget_s=budget, measure_after=20)
+    factors, starts, end = run(schedule, step_seconds)
+    assert factors[-1] <= 0.05, f"the last step ran at {factors[-1]:.3f} of the peak"
+    last_step = end - starts[-1]
+    assert end <= budget + last_step, (  # the step under way when time runs out may finish
+        f"the last step started at {starts[-1]:.1f} s of a {budget:.0f} s budget and ended at {end:.1f} s")
+
+
+def test_budget_reserve_is_kept_back():
+    budget, reserve, seconds = 100.0, 10.0, 0.5
+    _, _, end_without = run(LinearSchedule(budget_s=budget, measure_after=5), lambda now: seconds)
+    factors, _, end = run(LinearSchedule(budget_s=budget, measure_after=5), lambda now: seconds, reserve_s=reserve)
+    assert end == pytest.approx(end_without - reserve, abs=seconds) and factors[-1] <= 0.05
+
+
+def test_budget_state_dict_round_trip_continues_with_the_time_already_used():
+    budget = 300.0
+    full, _, full_end = run(LinearSchedule(warmup_steps=5, budget_s=budget, measure_after=10), lambda now: 1.0)
+    first = LinearSchedule(warmup_steps=5, budget_s=budget, measure_after=10)
+    first.start(0.0)
+    head = [first.factor(float(k)) for k in range(120)]
+    first.factor(120.0)  # one more call records the time used up to the interruption
+    state = first.state_dict()
+    assert state["elapsed_s"] == pytest.approx(120.0) and state["step"] == 121
+    resumed = LinearSchedule(warmup_steps=5, budget_s=budget, measure_after=10)
+    resumed.load_state_dict(state)
+    assert resumed.state_dict() == state
+    tail, starts, end = run(resumed, lambda now: 1.0, now=10_000.0)  # another session, another clock
+    assert head == full[:120]
+    assert tail[0] == pytest.approx(full[121])  # the same multiplier, where it left off
+    assert abs((121 + len(tail)) - len(full)) <= 1  # the same plan, within a step
+    assert 120.0 + (end - 10_000.0) <= full_end + 1.0 and tail[-1] <= 0.05  # the time used before counts
+
+
+# -- the real thing: a Lightning run whose steps get slower and slower -------------------------------
+
+class SlowerAndSlower(pl.Callback):
+    """Each training step takes longer than the one before: the machine slows down."""
+
+    def __init__(self, per_step_s: float) -> None:
+        self.per_step_s = per_step_s
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        time.sleep(self.per_step_s * trainer.global_step)
+
+
+def test_budgeted_training_ends_annealed_when_steps_slow_down(tmp_path, monkeypatch):
+    budget_minutes = 0.15
+    paths = prepare_data(write_zip(tmp_path / "fra-eng.zip"), TokenizeParams(valid_fraction=0.1, test_fraction=0.1),
+                         tmp_path, from_mapping(VocabParams, TINY_VOCAB, "vocab"))
+    config = {**TINY_TRAINING, "trainer": {**TINY_TRAINING["trainer"], "budget_minutes": budget_minutes}}
+    params = from_mapping(Seq2SeqParams, config, "train_seq2seq")
+    build_trainer = training.build_trainer
+
+    def slowing_trainer(*args, **kwargs):
+        trainer, history, schedule = build_trainer(*args, **kwargs)
+        trainer.callbacks.append(SlowerAndSlower(per_step_s=0.002))
+        return trainer, history, schedule
+
+    monkeypatch.setattr(training, "build_trainer", slowing_trainer)
+    metrics = train_seq2seq(params, MlflowParams(enabled=False), paths)
+
+    history = pd.read_csv(paths.reports / "history.csv")
+    assert {"step", "planned_steps", "lr", "train_seconds"} <= set(history.columns)
+    assert len(history) >= 2 and history["step"].is_monotonic_increasing
+    peak = params.optim.lr
+    lrs = history["lr"].tolist()
+    assert all(math.isfinite(lr) and 0 <= lr <= peak for lr in lrs)
+    assert lrs[-1] <= 0.05 * peak, f"training ended at {lrs[-1] / peak:.1%} of the peak lr: {lrs}"
+    assert all(a >= b for a, b in zip(lrs[1:], lrs[2:]))  # after the first epoch it only goes down
+    last = history.iloc[-1]
+    assert last["planned_steps"] == last["step"] == metrics["steps"]  # the plan ended where training did
+    assert history["train_seconds"].sum() <= budget_minutes * 60  # training time (validation excluded)
+    assert metrics["final_lr"] == pytest.approx(lrs[-1], rel=1e-4)  # the CSV keeps 8 decimals
+    assert (paths.out / "model.pt").is_file()
