@@ -1,17 +1,22 @@
-"""MLflow tracking: where runs go, what every run is tagged with, and logging into an existing run.
+"""MLflow tracking: where runs go, the experiment, and what every run is tagged with (logging into
+one run is `mlflow_run`).
 
 Runs default to a sqlite database at the repository root (`DVC_ROOT` when DVC runs the stage, so
 `dvc exp run --temp` lands in the same database); `MLFLOW_TRACKING_URI` overrides. The MLflow
 file store is deprecated in 3.x and never used as a fallback.
+
+Artifacts (reports, figures, logged models) go where the experiment's artifact location says: with
+a local store, `<repo root>/mlruns`; with a tracking server, wherever the server decides (its
+`--artifacts-destination` when it proxies artifacts), never the client's working directory.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
-from collections.abc import Iterator, Mapping
+import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +27,13 @@ import yaml
 from attention_lab.errors import UserError
 
 MAX_PARAM_LENGTH = 6000  # MLflow's limit on a param value
+# MLflow 3's experiment type: `custom_model_development` is what the UI's experiment-type setting
+# writes for "Machine learning" (the model-training view: runs, params, metrics, models) as opposed
+# to "GenAI apps & agents" (traces, sessions, judges). MLflow 3.17's own UI picks the view with its
+# sidebar switch (`?workflowType=machine_learning`) instead; the tag is for every other reader.
+EXPERIMENT_KIND_TAG = "mlflow.experimentKind"
+EXPERIMENT_KIND = "custom_model_development"
+PARENT_RUN_TAG = "mlflow.parentRunId"  # what nests a run under another in the UI
 
 
 class TrackingError(UserError):
@@ -46,6 +58,13 @@ def tracking_uri() -> str:
     return os.environ.get("MLFLOW_TRACKING_URI") or f"sqlite:///{repo_root() / 'mlflow.db'}"
 
 
+def server_stores_artifacts(uri: str) -> bool:
+    """True when `uri` is a tracking server, which chooses where artifacts go; False for a
+    database the client writes to itself (sqlite, postgresql, ...), whose artifacts this process
+    stores."""
+    return uri.split(":", 1)[0].lower() in ("http", "https", "databricks")
+
+
 def redact(text: str) -> str:
     """Credentials in URLs (`scheme://user:secret@host`) become `scheme://***@host`."""
     return re.sub(r"://[^/@\s]+@", "://***@", text)
@@ -66,6 +85,29 @@ def _fail_fast() -> Iterator[None]:
                 os.environ[key] = value
 
 
+@contextmanager
+def _first_use_lock(uri: str) -> Iterator[None]:
+    """For a sqlite store, hold an exclusive lock on the database file across processes.
+
+    MLflow creates and migrates a store's tables on first use, and two processes doing that at once
+    (queued DVC experiments started together, DDP ranks) fail with "table ... already exists".
+    `flock` is independent of sqlite's own (fcntl) locks, and opening the file for appending creates
+    an empty database, which MLflow then initialises.
+    """
+    prefix = "sqlite:///"
+    if not uri.startswith(prefix) or sys.platform == "win32":  # (Windows has no flock)
+        yield
+        return
+    import fcntl
+
+    with open(uri[len(prefix):], "ab") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def client(uri: str | None = None) -> Any:
     """An `MlflowClient` for `uri` (default `tracking_uri()`), after checking it answers."""
     from mlflow import MlflowClient
@@ -75,7 +117,7 @@ def client(uri: str | None = None) -> Any:
         raise TrackingError(f"MLflow tracking URI {redact(uri)!r} is a file store, which MLflow 3 "
                             "no longer supports: use sqlite:///path/mlflow.db or http(s)://host")
     try:
-        with _fail_fast():
+        with _fail_fast(), _first_use_lock(uri):
             tracking = MlflowClient(uri)
             tracking.search_experiments(max_results=1)
     except Exception as exc:  # MLflow raises many unrelated types for an unreachable store
@@ -104,12 +146,40 @@ def corpus_hash(dvc_file: Path | None = None) -> str:
 
 
 def ensure_experiment(tracking: Any, name: str) -> str:
-    """The id of experiment `name`, created with its artifacts in `<repo root>/mlruns` (MLflow's
-    default is relative to the working directory, which `dvc exp run --temp` throws away)."""
+    """The id of experiment `name`, created if missing and tagged to open in the UI's
+    model-training view.
+
+    With a local store its artifacts go to `<repo root>/mlruns` (MLflow's default is relative to
+    the working directory, which `dvc exp run --temp` throws away); a tracking server picks its own
+    artifact location. Several processes may create it at once (queued DVC experiments, DDP
+    ranks): the ones that lose the race read the winner's experiment.
+    """
+    from mlflow.exceptions import MlflowException
+
     experiment = tracking.get_experiment_by_name(name)
-    if experiment is not None:
-        return experiment.experiment_id
-    return tracking.create_experiment(name, artifact_location=(repo_root() / "mlruns").as_uri())
+    if experiment is None:
+        uri = tracking.tracking_uri
+        location = None if server_stores_artifacts(uri) else (repo_root() / "mlruns").as_uri()
+        try:
+            return tracking.create_experiment(name, artifact_location=location,
+                                              tags={EXPERIMENT_KIND_TAG: EXPERIMENT_KIND})
+        except MlflowException as exc:
+            experiment = tracking.get_experiment_by_name(name)
+            if exc.error_code != "RESOURCE_ALREADY_EXISTS" or experiment is None:
+                raise
+    if experiment.lifecycle_stage == "deleted":
+        raise TrackingError(f"MLflow experiment {name!r} (id {experiment.experiment_id}) is deleted: restore it "
+                            f"with `mlflow experiments restore --experiment-id {experiment.experiment_id}` "
+                            "or set another mlflow.experiment")
+    if EXPERIMENT_KIND_TAG not in experiment.tags:  # an experiment from before this tag; a kind chosen in the UI stays
+        tracking.set_experiment_tag(experiment.experiment_id, EXPERIMENT_KIND_TAG, EXPERIMENT_KIND)
+    return experiment.experiment_id
+
+
+def run_name(stage: str) -> str:
+    """A stage's run is named after its DVC experiment (`dvc exp run -n NAME`, or the name DVC
+    made up), otherwise after the stage."""
+    return os.environ.get("DVC_EXP_NAME") or stage
 
 
 def run_tags(stage: str) -> dict[str, str]:
@@ -117,77 +187,3 @@ def run_tags(stage: str) -> dict[str, str]:
     if os.environ.get("DVC_EXP_NAME"):
         tags["dvc_experiment"] = os.environ["DVC_EXP_NAME"]
     return tags
-
-
-def param_values(flat: Mapping[str, Any]) -> dict[str, str]:
-    return {k: str(v)[:MAX_PARAM_LENGTH] for k, v in flat.items()}
-
-
-class Run:
-    """Logging into one MLflow run by id (no global active run), or nothing when tracking is off."""
-
-    def __init__(self, tracking: Any | None, run_id: str | None) -> None:
-        self.client = tracking if run_id else None
-        self.run_id = run_id
-
-    @classmethod
-    def create(cls, params: MlflowParams, stage: str, run_name: str | None = None) -> Run:
-        if not params.enabled:
-            return cls(None, None)
-        tracking = client()
-        run = tracking.create_run(ensure_experiment(tracking, params.experiment), run_name=run_name or stage,
-                                  tags=run_tags(stage))
-        return cls(tracking, run.info.run_id)
-
-    @classmethod
-    def resume(cls, params: MlflowParams, run_id: str | None) -> Run:
-        """The run `run_id` (recorded by the training stage), or nothing when tracking is off."""
-        if not params.enabled or not run_id:
-            return cls(None, None)
-        tracking = client()
-        try:
-            tracking.get_run(run_id)
-        except Exception:
-            raise TrackingError(f"MLflow run {run_id} not found at {redact(tracking_uri())!r}") from None
-        return cls(tracking, run_id)
-
-    def log_params(self, flat: Mapping[str, Any]) -> None:
-        if self.client:
-            from mlflow.entities import Param
-            self.client.log_batch(self.run_id, params=[Param(k, v) for k, v in param_values(flat).items()])
-
-    def log_metrics(self, metrics: Mapping[str, float], step: int | None = None) -> None:
-        if self.client:
-            import time
-
-            from mlflow.entities import Metric
-            now = int(time.time() * 1000)
-            self.client.log_batch(self.run_id, metrics=[Metric(k, float(v), now, step or 0)
-                                                        for k, v in metrics.items()])
-
-    def log_artifact(self, path: str | Path, artifact_path: str | None = None) -> None:
-        if self.client:
-            self.client.log_artifact(self.run_id, str(path), artifact_path)
-
-    def log_dict(self, data: dict, artifact_file: str) -> None:
-        if self.client:
-            self.client.log_dict(self.run_id, data, artifact_file)
-
-    def log_figure(self, figure: Any, artifact_file: str) -> None:
-        if self.client:
-            self.client.log_figure(self.run_id, figure, artifact_file)
-
-    def finish(self, status: str = "FINISHED") -> None:
-        if self.client:
-            self.client.set_terminated(self.run_id, status)
-
-
-def recorded_run_id(model_dir: str | Path) -> str | None:
-    """The MLflow run id the training stage recorded beside its model, if any."""
-    path = Path(model_dir) / "mlflow_run.json"
-    try:
-        return json.loads(path.read_text())["run_id"]
-    except FileNotFoundError:
-        return None
-    except (ValueError, KeyError, TypeError) as exc:
-        raise TrackingError(f"{path}: unreadable ({exc})") from None

@@ -1,0 +1,81 @@
+"""Starting MLflow's servers (`mlflow server`, `mlflow models serve`) on a free loopback port for a
+test, and stopping them with everything they spawned."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+MLFLOW = str(Path(sys.executable).parent / "mlflow")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def serving(args: list[str], health: str, cwd: Path, env: dict[str, str], log: Path,
+            timeout: float = 90) -> Iterator[str]:
+    """Run `mlflow <args> --host 127.0.0.1 --port <free port>` until the block ends; yields its
+    base URL once `health` answers 200. Its output goes to `log`, quoted if it never comes up."""
+    port = free_port()
+    with open(log, "wb") as out:
+        process = subprocess.Popen([MLFLOW, *args, "--host", "127.0.0.1", "--port", str(port)], cwd=cwd, env=env,
+                                   stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(base + health, timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"mlflow {' '.join(args)} did not come up:\n{log.read_text()[-3000:]}")
+            time.sleep(0.3)
+        yield base
+    finally:
+        stop(process)
+
+
+def stop(process: subprocess.Popen) -> None:
+    """SIGTERM to the server's process group (its workers too), SIGKILL if it lingers."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:  # the group is gone already
+            return
+        try:
+            process.wait(timeout=20)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+
+
+def post(url: str, body: bytes | str | dict, content_type: str = "application/json") -> tuple[int, dict | str]:
+    """(status, parsed JSON or text) of a POST, error statuses included."""
+    data = json.dumps(body).encode() if isinstance(body, dict) else body.encode() if isinstance(body, str) else body
+    request = urllib.request.Request(url, data=data, method="POST", headers={"Content-Type": content_type})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            status, text = response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        status, text = exc.code, exc.read().decode()
+    try:
+        return status, json.loads(text)
+    except ValueError:
+        return status, text

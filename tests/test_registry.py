@@ -1,0 +1,180 @@
+"""The translator as an MLflow model: logged into its training run, loaded in a fresh process,
+served by `mlflow models serve`, registered and promoted to `@champion`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import mlflow
+import pytest
+import yaml
+from servers import post, serving
+
+from attention_lab import cli, mlflow_run, registry, tracking
+from attention_lab.translator import SearchParams, Translator
+
+SENTENCES = ["I see the cat.", "We like the book."]
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A repository root (DVC_ROOT) with a sqlite store and registry of its own."""
+    root = tmp_path_factory.mktemp("repo")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{root / 'mlflow.db'}")
+        patch.setenv("DVC_ROOT", str(root))
+        patch.delenv("DVC_EXP_NAME", raising=False)
+        yield root
+
+
+def training_run(bleu: float | None) -> str:
+    """A finished training run with `test/beam.bleu` = `bleu` (none when None), as evaluate logs it."""
+    run = mlflow_run.Run.create(tracking.MlflowParams(experiment="registry"), "train_seq2seq")
+    if bleu is not None:
+        run.log_metrics({"test/beam.bleu": bleu})
+    run.finish()
+    return run.run_id
+
+
+@pytest.fixture(scope="module")
+def logged(store: Path, trained_model: Path) -> tuple[str, str]:
+    """(training run id, model id) of the trained model logged as an MLflow model."""
+    run_id = training_run(30.0)
+    return run_id, registry.log_translator(run_id, trained_model / "model.pt")
+
+
+@pytest.fixture(scope="module")
+def expected(trained_model: Path) -> dict[int, list[str]]:
+    """What the translator itself says, by beam size."""
+    translator = Translator.load(trained_model, "cpu")
+    return {k: [t.text for t in translator.translate(SENTENCES, SearchParams(beam_size=k))] for k in (1, 4)}
+
+
+def test_the_logged_model_records_its_run_corpus_signature_and_files(store, logged, trained_model, tmp_path):
+    run_id, model_id = logged
+    client = tracking.client()
+    model = client.get_logged_model(model_id)
+    assert model.source_run_id == run_id and model.name == registry.LOGGED_NAME
+    assert model.tags["corpus_md5"] == tracking.corpus_hash()
+    assert [m.model_id for m in client.get_run(run_id).outputs.model_outputs] == [model_id]
+    assert client.get_experiment(model.experiment_id).artifact_location == (store / "mlruns").as_uri()
+
+    local = Path(mlflow.artifacts.download_artifacts(f"models:/{model_id}", dst_path=str(tmp_path)))
+    mlmodel = yaml.safe_load((local / "MLmodel").read_text())
+    assert json.loads(mlmodel["signature"]["inputs"]) == [{"type": "string", "name": "text", "required": True}]
+    assert {p["name"]: p["default"] for p in json.loads(mlmodel["signature"]["params"])} == \
+        {"beam_size": 4, "length_penalty": 0.6, "max_len_ratio": 2.0}
+    assert (local / "artifacts" / "model.pt").read_bytes() == (trained_model / "model.pt").read_bytes()
+    assert (local / "code" / "attention_lab" / "translator.py").is_file()  # the code travels with the model
+    assert json.loads((local / "input_example.json").read_text()) == \
+        {"columns": ["text"], "data": [[s] for s in registry.INPUT_EXAMPLE]}
+    assert any(line.startswith("torch==") for line in (local / "requirements.txt").read_text().splitlines())
+
+
+LOAD = textwrap.dedent("""
+    import json, sys
+    import mlflow, pandas as pd
+    sentences = pd.DataFrame({"text": json.loads(sys.argv[1])})
+    for uri in sys.argv[2:]:
+        model = mlflow.pyfunc.load_model(uri)
+        import attention_lab
+        print(json.dumps({"beam": model.predict(sentences),
+                          "greedy": model.predict(sentences, params={"beam_size": 1}),
+                          "package": attention_lab.__file__}))
+""")
+
+
+def test_the_logged_model_translates_in_a_fresh_process(logged, expected, tmp_path):
+    run_id, model_id = logged
+    uris = [f"models:/{model_id}", f"runs:/{run_id}/{registry.LOGGED_NAME}"]
+    result = subprocess.run([sys.executable, "-c", LOAD, json.dumps(SENTENCES), *uris], cwd=tmp_path,
+                            env=os.environ.copy(), capture_output=True, text=True, timeout=180)
+    assert result.returncode == 0, result.stderr[-3000:]
+    outputs = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
+    assert len(outputs) == len(uris)
+    for out in outputs:
+        assert out["beam"] == expected[4] and out["greedy"] == expected[1]
+        assert all(isinstance(t, str) and t for t in out["beam"])
+        # It ran the package copy logged with the model, not whatever is installed now.
+        assert f"{os.sep}code{os.sep}attention_lab{os.sep}" in out["package"]
+
+
+def test_promote_moves_the_champion_only_to_a_better_model(store, trained_model):
+    name = "promote-test"
+    model = trained_model / "model.pt"
+    first, worse, better = training_run(30.0), training_run(20.0), training_run(35.0)
+    for run_id in (first, worse, better):
+        registry.log_translator(run_id, model)
+    client = tracking.client()
+
+    line = registry.promote(first, name=name)
+    assert line.endswith("@champion moved to it: there was no champion") and "\n" not in line
+    line = registry.promote(worse, name=name)
+    assert line == (f"registered {name} version 2 (run {worse}, test/beam.bleu = 20.00); "
+                    "@champion stays on version 1 (test/beam.bleu = 30.00 >= 20.00)")
+    assert str(client.get_model_version_by_alias(name, "champion").version) == "1"
+    line = registry.promote(better, name=name)
+    assert line.endswith("@champion moved to it: beats version 1 (30.00)")
+    champion = client.get_model_version_by_alias(name, "champion")
+    assert str(champion.version) == "3" and champion.run_id == better
+    assert registry.promote(better, name=name).endswith("is already @champion")
+    assert len(client.search_model_versions(f"name = '{name}'")) == 3  # promoting again registers nothing new
+
+
+def test_promote_errors_are_one_line_with_exit_status_2(store, trained_model, tmp_path, capsys):
+    modelless, unevaluated = training_run(None), training_run(None)
+    registry.log_translator(unevaluated, trained_model / "model.pt")
+    capsys.readouterr()  # MLflow's logging while the model was logged
+    cases = [(["--run-id", "0123456789abcdef"], "MLflow run 0123456789abcdef not found at"),
+             (["--model-dir", str(tmp_path)], f"{tmp_path / 'mlflow_run.json'}: no such file"),
+             (["--run-id", modelless], "logged no model: train with the train_seq2seq stage"),
+             (["--run-id", unevaluated], "has no metric 'test/beam.bleu': run the evaluate stage first")]
+    for args, message in cases:
+        with pytest.raises(SystemExit) as exit_:
+            cli.main(["promote", *args])
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and err.startswith("error: ") and message in err
+        assert err.count("\n") == 1, err
+
+
+def test_promote_from_the_model_folder(store, logged, tmp_path, capsys):
+    run_id, _ = logged
+    (tmp_path / "mlflow_run.json").write_text(json.dumps({"run_id": run_id, "experiment": "registry"}))
+    cli.main(["promote", "--model-dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert f"{registry.MODEL_NAME} version 1 (run {run_id}, test/beam.bleu = 30.00)" in out and out.count("\n") == 1
+    assert tracking.client().get_model_version_by_alias(registry.MODEL_NAME, "champion").run_id == run_id
+
+
+def test_the_champion_is_served_over_http_and_survives_bad_requests(store, logged, expected, tmp_path):
+    run_id, _ = logged
+    registry.promote(run_id)
+    # `mlflow models serve` runs `uvicorn` from PATH, as in an activated virtualenv.
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    args = ["models", "serve", "-m", f"models:/{registry.MODEL_NAME}@champion", "--env-manager", "local",
+            "--workers", "1"]
+    with serving(args, "/ping", tmp_path, env, tmp_path / "serve.log", timeout=120) as base:
+        url = f"{base}/invocations"
+        status, body = post(url, {"dataframe_records": [{"text": s} for s in SENTENCES]})
+        assert (status, body) == (200, {"predictions": expected[4]})
+        status, body = post(url, {"inputs": {"text": SENTENCES}, "params": {"beam_size": 1}})
+        assert (status, body) == (200, {"predictions": expected[1]})
+
+        bad = [(b"{not json", "Invalid input"),
+               ({"dataframe_records": [{"txt": "I see the cat."}]}, "Model is missing inputs ['text']"),
+               ({"dataframe_records": [{"text": 5}]}, "row 0: 'text' must be a string, got int 5"),
+               ({"dataframe_records": [{"text": "I see the cat."}], "params": {"beam_size": 0}},
+                "params.beam_size: must be >= 1, got 0")]
+        for request, reason in bad:
+            status, body = post(url, request)
+            assert 400 <= status < 500, (request, status, body)
+            assert reason in body["message"], body
+        assert post(url, "I see the cat.", content_type="text/plain")[0] == 415
+        status, body = post(url, {"dataframe_split": {"columns": ["text"], "data": [[SENTENCES[0]]]}})
+        assert (status, body) == (200, {"predictions": expected[4][:1]})  # still serving
