@@ -4,15 +4,18 @@ PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-# torch is installed first, at the version pyproject.toml pins, so pip never resolves a CUDA build.
+# torch is installed first, at the version pyproject.toml pins. From the package registry that is,
+# on Linux x86-64, the CUDA build (several GB); TORCH_INDEX=https://download.pytorch.org/whl/cpu
+# takes the CPU-only build from PyTorch's own index instead (README: Setup).
 TORCH  := $(shell grep -o '"torch==[^"]*"' pyproject.toml | tr -d '"')
+TORCH_INDEX ?=
 
 .PHONY: setup repro test bench clean
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check '$(TORCH)'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) '$(TORCH)'
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	touch $(STAMP)
 

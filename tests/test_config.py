@@ -4,7 +4,14 @@ from typing import Literal
 import pytest
 from conftest import REPO
 
-from attention_lab.config import ConfigError, flatten, from_mapping, load_section, param, to_dict
+from attention_lab.config import (
+    ConfigError,
+    flatten,
+    from_mapping,
+    load_section,
+    param,
+    to_dict,
+)
 
 
 @dataclass(frozen=True)
@@ -77,15 +84,16 @@ def test_to_dict_round_trip_and_flatten():
 
 def test_repository_params_load_into_every_stage():
     """Every section of the committed params.yaml is valid for the stage that reads it."""
-    from attention_lab.corpus import CorpusParams, TokenizeParams
-    from attention_lab.evaluate import EvaluateParams
+    from attention_lab.evaluation import EvaluateParams
     from attention_lab.heatmaps import HeatmapParams
+    from attention_lab.nw.data import NWParams
+    from attention_lab.splits import CorpusParams, TokenizeParams
+    from attention_lab.tokenizer import VocabParams
     from attention_lab.tracking import MlflowParams
     from attention_lab.training import Seq2SeqParams
-    from attention_lab.vocab import VocabParams
 
     sections = {"corpus": CorpusParams, "tokenize": TokenizeParams, "vocab": VocabParams,
                 "train_seq2seq": Seq2SeqParams, "evaluate": EvaluateParams, "heatmaps": HeatmapParams,
-                "mlflow": MlflowParams}
+                "mlflow": MlflowParams, "train_nw": NWParams}
     for section, cls in sections.items():
         assert isinstance(load_section(REPO / "params.yaml", section, cls), cls)

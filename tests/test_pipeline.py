@@ -1,5 +1,6 @@
-"""End to end: the real `dvc repro`, `dvc exp run`, `mlflow ui` and a SIGKILLed training, on a tiny
-generated corpus in a temporary git copy of the repository (CPU only, a few minutes)."""
+"""End to end: the real `dvc repro`, `dvc exp run` (also `--temp` and a queue run in parallel),
+`mlflow ui` and a SIGKILLed training, on a tiny generated corpus in a temporary git copy of the
+repository (CPU only, a few minutes)."""
 
 import json
 import os
@@ -14,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import REPO
+from conftest import REPO, TINY_TRAINING, TINY_VOCAB
 from corpus_factory import write_zip
 from mlflow import MlflowClient
 
@@ -23,12 +24,12 @@ pytestmark = pytest.mark.e2e
 TINY_PARAMS = {
     "corpus": {"sha256": None},
     "tokenize": {"valid_fraction": 0.1, "test_fraction": 0.1},
-    "vocab": {"max_size": None},
+    "vocab": TINY_VOCAB,
     "train_nw": {"repeats": 2, "bandwidth_steps": 11},
-    "train_seq2seq": {"data": {"batch_size": 16, "max_len": 8, "val_bleu_size": 12},
-                      "model": {"embed_size": 16, "hidden_size": 16, "num_layers": 1, "dropout": 0.0},
-                      "optim": {"lr": 0.02},
-                      "trainer": {"max_epochs": 3, "max_time": None, "progress_bar": False, "log_every_n_steps": 2}},
+    "train_seq2seq": {**TINY_TRAINING,
+                      "model": {**TINY_TRAINING["model"], "embed_size": 16, "hidden_size": 16, "io_dropout": 0.0},
+                      "trainer": {"max_epochs": 3, "budget_minutes": None, "progress_bar": False,
+                                  "log_every_n_steps": 2}},
     "evaluate": {"search": {"beam_size": 3}},
     "heatmaps": {"sentences": ["I see the cat.", "We like the book."]},
 }
@@ -62,6 +63,7 @@ def repo(tmp_path_factory):
     params = yaml.safe_load((root / "params.yaml").read_text())
     (root / "params.yaml").write_text(yaml.safe_dump(merge(params, TINY_PARAMS), sort_keys=False))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
+    env["OMP_NUM_THREADS"] = "1"  # tiny models; two threads on a busy 2-core machine spin
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"  # `python` in dvc.yaml = this venv
     env.update(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
     for args in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-qm", "tiny"]):
@@ -81,7 +83,7 @@ def seq2seq_runs(root):
 def test_repro_runs_every_stage(repo):
     root, env = repo
     run(["dvc", "repro"], root, env)
-    for path in ("artifacts/tokenized/train.parquet", "artifacts/vocab/tgt.json", "models/nw/parametric.pt",
+    for path in ("artifacts/tokenized/train.parquet", "artifacts/vocab/tokenizer.json", "models/nw/parametric.pt",
                  "models/seq2seq/model.pt", "reports/evaluate/translations.tsv", "reports/heatmaps/grid.png",
                  "reports/nw/figures/fit_gaussian.png"):
         assert (root / path).is_file(), path
@@ -89,8 +91,11 @@ def test_repro_runs_every_stage(repo):
     history = (root / "reports/seq2seq/history.csv").read_text().splitlines()
     assert len(history) == 4
     evaluation = json.loads((root / "reports/evaluate/metrics.json").read_text())
-    assert evaluation["sources"] == 12 and 0 <= evaluation["beam"]["bleu"] <= 100
+    test = yaml.safe_load((root / "reports/tokenize.json").read_text())["splits"]["test"]
+    assert evaluation["sources"] == test["sources"] and evaluation["unk_in_outputs"] == 0
     assert len(evaluation["d2l_examples"]) == 4
+    translations = (root / "reports/evaluate/translations.tsv").read_text().splitlines()
+    assert len(translations) == test["sources"] + 1 and "<unk>" not in "\n".join(translations)
     assert "up to date" in run(["dvc", "status"], root, env).stdout
     client, runs = seq2seq_runs(root)
     assert len(runs) == 1
@@ -128,6 +133,36 @@ def test_exp_run_with_a_changed_param(repo):
     assert metrics(baseline)["train_loss"] != metrics(experiment["revs"][0])["train_loss"]
     _, runs = seq2seq_runs(root)
     assert len(runs) == 2 and runs[1].data.tags.get("dvc_experiment") == "lr-high"
+
+
+def test_evaluate_only_experiments_never_retrain(repo):
+    """`--temp` and two queued experiments run in parallel restore the trained model from DVC's
+    run cache: MLflow gains no training run, and `dvc exp show` lists all three with their BLEU."""
+    root, env = repo
+    run(["git", "add", "-A"], root, env)
+    run(["git", "commit", "-qm", "baseline for evaluate-only experiments", "--allow-empty"], root, env)
+    _, before = seq2seq_runs(root)
+    temp = run(["dvc", "exp", "run", "--temp", "-n", "beam2", "-S", "evaluate.search.beam_size=2"], root, env)
+    assert "Running stage 'train_seq2seq'" not in temp.stdout, temp.stdout[-2000:]
+    for name, change in (("greedy", "evaluate.search.beam_size=1"), ("long", "evaluate.search.length_penalty=1.0")):
+        run(["dvc", "exp", "run", "--queue", "-n", name, "-S", change], root, env)
+    run(["dvc", "queue", "start", "-j", "2"], root, env)
+    deadline = time.time() + 600
+    while time.time() < deadline:
+        status = run(["dvc", "queue", "status"], root, env).stdout
+        if "Queued" not in status and "Running" not in status:
+            break
+        time.sleep(2)
+    assert "Failed" not in status, status + run(["dvc", "queue", "logs", "greedy"], root, env, check=False).stdout
+    _, after = seq2seq_runs(root)
+    assert len(after) == len(before)  # no experiment trained
+    rows = json.loads(run(["dvc", "exp", "show", "--json"], root, env).stdout)
+    experiments = {e["name"]: e["revs"][0] for row in rows for e in (row.get("experiments") or []) if e.get("name")}
+    assert {"beam2", "greedy", "long"} <= set(experiments)
+    beam = lambda rev: rev["data"]["params"]["params.yaml"]["data"]["evaluate"]["search"]["beam_size"]  # noqa: E731
+    bleu = lambda rev: rev["data"]["metrics"]["reports/evaluate/metrics.json"]["data"]["beam"]["bleu"]  # noqa: E731
+    assert beam(experiments["beam2"]) == 2 and beam(experiments["greedy"]) == 1
+    assert all(isinstance(bleu(experiments[n]), float) for n in ("beam2", "greedy", "long"))
 
 
 def free_port() -> int:
@@ -179,7 +214,7 @@ def test_killed_training_resumes_on_the_next_repro(repo):
     params = yaml.safe_load((root / "params.yaml").read_text())
     params["train_seq2seq"]["trainer"]["max_epochs"] = 40
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-    history, last = root / "reports/seq2seq/history.csv", root / "models/seq2seq/checkpoints/last.ckpt"
+    history, last = root / "reports/seq2seq/history.csv", root / "models/seq2seq/.resume/last.ckpt"
     started = time.time()
     process = subprocess.Popen(["dvc", "repro", "train_seq2seq"], cwd=root, env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL, start_new_session=True)
@@ -193,9 +228,9 @@ def test_killed_training_resumes_on_the_next_repro(repo):
     process.wait()
     killed_at = len(history.read_text().splitlines()) - 1
     assert 3 <= killed_at < 40
-    interrupted = json.loads((root / "models/seq2seq/checkpoints/run.json").read_text())["mlflow_run_id"]
+    interrupted = json.loads((root / "models/seq2seq/.resume/run.json").read_text())["mlflow_run_id"]
     result = run(["dvc", "repro"], root, env)
-    assert "Resuming the interrupted run of this config" in result.stderr
+    assert "Resuming the interrupted run of this code, config and data" in result.stderr
     assert json.loads((root / "models/seq2seq/mlflow_run.json").read_text())["run_id"] == interrupted
     _, runs = seq2seq_runs(root)
     assert [r.info.run_id for r in runs].count(interrupted) == 1 and runs[-1].info.status == "FINISHED"
@@ -205,3 +240,26 @@ def test_killed_training_resumes_on_the_next_repro(repo):
     leftovers = [p for p in root.rglob("*.tmp") if ".dvc" not in p.parts and ".git" not in p.parts]
     assert not leftovers
     assert "up to date" in run(["dvc", "status"], root, env).stdout
+
+
+def test_repro_after_a_code_change_and_forced_repro_train_afresh(repo):
+    """The crash this project once had: after a finished run, a code change (or `dvc repro -f`)
+    must train a fresh run, not "resume" the finished one and fail on missing reports."""
+    root, env = repo
+    _, before = seq2seq_runs(root)
+    model_py = root / "src/attention_lab/model.py"
+    original = model_py.read_text()
+    try:
+        model_py.write_text(original + "\n# a comment: the package's source changed\n")
+        changed = run(["dvc", "repro"], root, env)
+        assert "Running stage 'train_seq2seq'" in changed.stdout and "Resuming" not in changed.stderr
+    finally:
+        model_py.write_text(original)
+    forced = run(["dvc", "repro", "-f", "train_seq2seq"], root, env)
+    assert "Resuming" not in forced.stderr
+    params = yaml.safe_load((root / "params.yaml").read_text())["train_seq2seq"]["trainer"]
+    epochs = [int(line.split(",")[0]) for line in (root / "reports/seq2seq/history.csv").read_text().splitlines()[1:]]
+    assert epochs == list(range(1, params["max_epochs"] + 1))
+    _, after = seq2seq_runs(root)
+    assert len(after) == len(before) + 2 and all(r.info.status == "FINISHED" for r in after[-2:])
+    assert not (root / "models/seq2seq/.resume").exists()
