@@ -2,7 +2,7 @@
 
 Every scorer shares one interface:
 
-    forward(queries (B, Q, dq), keys (B, K, dk), values (B, K, dv), valid_lens) -> (B, Q, dv)
+    forward(queries (B, Q, H), keys (B, K, D), values (B, K, D), valid_lens) -> (B, Q, D)
 
 and keeps its last weights (B, Q, K) as `attention_weights`. A decoder that attends over the same
 keys at every step calls `prepare_keys` once per sequence and then `attend` at each step.
@@ -52,20 +52,20 @@ class Attention(nn.Module):
         self.attention_weights: Tensor | None = None
 
     def prepare_keys(self, keys: Tensor) -> Tensor:
-        """Work on keys (B, K, dk) that does not depend on the query, done once per sequence."""
+        """Work on keys (B, K, D) that does not depend on the query, done once per sequence."""
         return keys
 
     def score(self, queries: Tensor, keys: Tensor) -> Tensor:
-        """Scores (B, Q, K) of queries (B, Q, dq) against prepared keys (B, K, ·)."""
+        """Scores (B, Q, K) of queries (B, Q, H) against keys as `prepare_keys` made them."""
         raise NotImplementedError
 
     def attend(self, queries: Tensor, keys: Tensor, values: Tensor, valid_lens: Tensor | None,
                need_weights: bool = True) -> tuple[Tensor, Tensor | None]:
-        """Context (B, Q, dv) and weights (B, Q, K) for prepared keys; weights may be None when
+        """Context (B, Q, D) and weights (B, Q, K) for prepared keys; weights may be None when
         `need_weights` is False and the scorer has a faster path without them."""
         weights = masked_softmax(self.score(queries, keys), valid_lens)  # (B, Q, K)
         self.attention_weights = weights
-        return torch.bmm(self.dropout(weights), values), weights  # (B, Q, dv)
+        return torch.bmm(self.dropout(weights), values), weights  # (B, Q, D)
 
     def forward(self, queries: Tensor, keys: Tensor, values: Tensor, valid_lens: Tensor | None = None,
                 need_weights: bool = True) -> Tensor:
@@ -83,10 +83,10 @@ class AdditiveAttention(Attention):
         self.w_v = nn.Linear(hidden_size, 1, bias=False)
 
     def prepare_keys(self, keys: Tensor) -> Tensor:
-        return self.W_k(keys)  # (B, K, h)
+        return self.W_k(keys)  # (B, K, A)
 
     def score(self, queries: Tensor, keys: Tensor) -> Tensor:
-        features = torch.tanh(self.W_q(queries)[:, :, None, :] + keys[:, None, :, :])  # (B, Q, K, h)
+        features = torch.tanh(self.W_q(queries)[:, :, None, :] + keys[:, None, :, :])  # (B, Q, K, A)
         return self.w_v(features).squeeze(-1)  # (B, Q, K)
 
 
@@ -118,7 +118,7 @@ class ScaledDotAttention(DotAttention):
         mask = key_mask(valid_lens, keys.shape[1])  # (B, Q|1, K)
         any_valid = mask.any(dim=-1, keepdim=True)  # (B, Q|1, 1)
         context = F.scaled_dot_product_attention(queries, keys, values, attn_mask=mask | ~any_valid,
-                                                 dropout_p=dropout)  # (B, Q, dv)
+                                                 dropout_p=dropout)  # (B, Q, D)
         return context * any_valid, None
 
 
@@ -130,7 +130,7 @@ class GeneralAttention(Attention):
         self.W = nn.Linear(key_size, query_size, bias=False)
 
     def prepare_keys(self, keys: Tensor) -> Tensor:
-        return self.W(keys)  # (B, K, dq)
+        return self.W(keys)  # (B, K, H)
 
     def score(self, queries: Tensor, keys: Tensor) -> Tensor:
         return torch.bmm(queries, keys.transpose(1, 2))  # (B, Q, K)

@@ -20,7 +20,7 @@ from attention_lab.vocab import PAD_ID
 
 class DecoderState(NamedTuple):
     hidden: RNNState  # (L, B, H), or (h, c) for LSTM
-    keys: Tensor  # (B, S, ·) encoder outputs prepared by the attention scorer
+    keys: Tensor  # encoder outputs as the attention scorer prepares them: (B, S, A), (B, S, H) or (B, S, D)
     values: Tensor  # (B, S, D) encoder outputs
     src_len: Tensor  # (B,)
 
