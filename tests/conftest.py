@@ -60,3 +60,35 @@ def trained_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     params = from_mapping(Seq2SeqParams, TINY_TRAINING, "train_seq2seq")
     train_seq2seq(params, MlflowParams(enabled=False), paths)
     return paths.out
+
+
+@pytest.fixture(scope="session")
+def word_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny word-mode model (d2l's vocabulary: names occur once, so they are <unk>)."""
+    from corpus_factory import write_zip
+
+    from attention_lab.bench import prepare_data
+    from attention_lab.config import from_mapping
+    from attention_lab.splits import TokenizeParams
+    from attention_lab.tokenizer import VocabParams
+    from attention_lab.tracking import MlflowParams
+    from attention_lab.training import Seq2SeqParams, train_seq2seq
+
+    root = tmp_path_factory.mktemp("word-model")
+    paths = prepare_data(write_zip(root / "fra-eng.zip"), TokenizeParams(valid_fraction=0.1, test_fraction=0.1),
+                         root, VocabParams(kind="word"))
+    config = {**TINY_TRAINING, "model": {**TINY_TRAINING["model"], "tie_embeddings": "none"},
+              "trainer": {**TINY_TRAINING["trainer"], "max_epochs": 3}}
+    train_seq2seq(from_mapping(Seq2SeqParams, config, "train_seq2seq"), MlflowParams(enabled=False), paths)
+    return paths.out
+
+
+@pytest.fixture(scope="module")
+def own_store(tmp_path_factory: pytest.TempPathFactory):
+    """A repository root (DVC_ROOT) with a sqlite MLflow store of its own, for one test module."""
+    root = tmp_path_factory.mktemp("repo")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{root / 'mlflow.db'}")
+        patch.setenv("DVC_ROOT", str(root))
+        patch.delenv("DVC_EXP_NAME", raising=False)
+        yield root

@@ -11,12 +11,9 @@ from pathlib import Path
 
 import pytest
 import torch
-from conftest import REPO, TINY_TRAINING
-from corpus_factory import write_zip
+from conftest import REPO
 
-from attention_lab.bench import prepare_data
 from attention_lab.cli import main
-from attention_lab.config import from_mapping
 from attention_lab.model import ModelParams
 from attention_lab.splits import (
     CorpusParams,
@@ -24,9 +21,6 @@ from attention_lab.splits import (
     references,
     tokenize_corpus,
 )
-from attention_lab.tokenizer import VocabParams
-from attention_lab.tracking import MlflowParams
-from attention_lab.training import Seq2SeqParams, train_seq2seq
 from attention_lab.translator import SearchParams, Translator
 
 torch.set_num_threads(1)
@@ -125,18 +119,6 @@ def test_console_script_is_installed(trained_model, expected):
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.splitlines() == expected(["Go."])
-
-
-@pytest.fixture(scope="module")
-def word_model(tmp_path_factory):
-    """A tiny word-mode model, where names are outside the vocabulary."""
-    root = tmp_path_factory.mktemp("word-model")
-    paths = prepare_data(write_zip(root / "fra-eng.zip"), TokenizeParams(valid_fraction=0.1, test_fraction=0.1),
-                         root, VocabParams(kind="word"))
-    config = {**TINY_TRAINING, "model": {**TINY_TRAINING["model"], "tie_embeddings": "none"},
-              "trainer": {**TINY_TRAINING["trainer"], "max_epochs": 2}}
-    train_seq2seq(from_mapping(Seq2SeqParams, config, "train_seq2seq"), MlflowParams(enabled=False), paths)
-    return paths.out
 
 
 def test_words_outside_the_vocabulary_are_noted_and_copied(word_model, capsys):

@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import mlflow
@@ -23,14 +22,8 @@ SENTENCES = ["I see the cat.", "We like the book."]
 
 
 @pytest.fixture(scope="module")
-def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A repository root (DVC_ROOT) with a sqlite store and registry of its own."""
-    root = tmp_path_factory.mktemp("repo")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{root / 'mlflow.db'}")
-        patch.setenv("DVC_ROOT", str(root))
-        patch.delenv("DVC_EXP_NAME", raising=False)
-        yield root
+def store(own_store: Path) -> Path:
+    return own_store
 
 
 def training_run(bleu: float | None) -> str:

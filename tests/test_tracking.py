@@ -8,7 +8,6 @@ import os
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -21,15 +20,9 @@ from attention_lab import mlflow_run, registry, tracking
 
 
 @pytest.fixture(scope="module")
-def local_root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A repository root (DVC_ROOT) with a sqlite store of its own, shared by this module's tests
-    (each uses experiments of its own): creating a store takes seconds."""
-    root = tmp_path_factory.mktemp("repo")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{root / 'mlflow.db'}")
-        patch.setenv("DVC_ROOT", str(root))
-        patch.delenv("DVC_EXP_NAME", raising=False)
-        yield root
+def local_root(own_store: Path) -> Path:
+    """Shared by this module's tests (each uses experiments of its own): creating a store takes seconds."""
+    return own_store
 
 
 @pytest.fixture

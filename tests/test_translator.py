@@ -5,15 +5,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from conftest import TINY_TRAINING
-from corpus_factory import write_zip
 
-from attention_lab.bench import prepare_data
-from attention_lab.config import from_mapping
-from attention_lab.splits import TokenizeParams
-from attention_lab.tokenizer import VocabParams
-from attention_lab.tracking import MlflowParams
-from attention_lab.training import Seq2SeqParams, train_seq2seq
 from attention_lab.translator import SearchParams, Translator, replace_unknown
 from attention_lab.vocab import EOS, EOS_ID, UNK, UNK_ID
 
@@ -150,18 +142,6 @@ def test_replace_unknown_copies_the_most_attended_source_word():
 
 
 # -- word mode ---------------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def word_model(tmp_path_factory) -> Translator:
-    """A tiny word-mode model (d2l's vocabulary: names occur once, so they are <unk>)."""
-    root = tmp_path_factory.mktemp("word-model")
-    paths = prepare_data(write_zip(root / "fra-eng.zip"), TokenizeParams(valid_fraction=0.1, test_fraction=0.1),
-                         root, VocabParams(kind="word"))
-    config = {**TINY_TRAINING, "model": {**TINY_TRAINING["model"], "tie_embeddings": "none"},
-              "trainer": {**TINY_TRAINING["trainer"], "max_epochs": 3}}
-    train_seq2seq(from_mapping(Seq2SeqParams, config, "train_seq2seq"), MlflowParams(enabled=False), paths)
-    return paths.out
-
 
 NAMES = {"Zebulon", "Kowalski", "Anouk", "Priya", "Oluwaseun"}
 NAMED = ["Zebulon takes the car.", "Kowalski sees the dog and Anouk likes the bread.", "Go, Priya!",
