@@ -1,7 +1,8 @@
 """Attention decoders: Bahdanau (additive, attend-then-step) and Luong (step-then-attend).
 
-Both share one `step()` used by teacher forcing, greedy and beam search. The encoder outputs are
-turned into attention keys once per batch (`init_state`), and the output layer runs once over
+Both share one `step()` used by greedy and beam search; teacher forcing computes the same function
+in fewer, larger operations (tests hold the two equal, gradients included). The encoder outputs
+are turned into attention keys once per batch (`init_state`), and the output layer runs once over
 all steps of teacher forcing rather than inside the loop. Shapes: see the package notation.
 """
 
@@ -35,6 +36,16 @@ class DecoderState(NamedTuple):
 def top_layer(hidden: RNNState) -> Tensor:
     """The last layer's hidden state (B, H) of a GRU or LSTM state."""
     return (hidden[0] if isinstance(hidden, tuple) else hidden)[-1]
+
+
+def gru_cell(x_proj: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor) -> Tensor:
+    """One step of `torch.nn.GRU`'s equations (Cho et al. 2014 §2.3) from the input already
+    projected, `x_proj = W_ih x + b_ih` (B, 3H), and h (B, H) -> the next h (B, H)."""
+    size = h.shape[-1]
+    h_proj = F.linear(h, w_hh, b_hh)  # (B, 3H)
+    r, z = torch.sigmoid(x_proj[:, : 2 * size] + h_proj[:, : 2 * size]).chunk(2, dim=-1)  # (B, H) each
+    n = torch.tanh(torch.addcmul(x_proj[:, 2 * size :], r, h_proj[:, 2 * size :]))  # (B, H)
+    return torch.lerp(n, h.to(n.dtype), z)  # (1 - z) n + z h; under autocast h may be wider than n
 
 
 class OutputLayer(nn.Module):
@@ -102,15 +113,18 @@ class Decoder(nn.Module):
 
     def forward(self, tgt_in: Tensor, state: DecoderState) -> Tensor:
         """Teacher forcing: decoder inputs (B, T) (`<bos>` + target) -> logits (B, T, V)."""
+        return self.output(self.teacher_forced(tgt_in, state))  # (B, T, V)
+
+    def teacher_forced(self, tgt_in: Tensor, state: DecoderState) -> Tensor:
+        """Decoder inputs (B, T) -> features (B, T, H) of every step: `step` once over all steps
+        when the decoder is `parallel`, otherwise `step` T times (what search does)."""
         if self.parallel:
-            features = self.step(tgt_in, state, need_weights=False)[0]  # (B, T, H)
-        else:
-            steps = []
-            for t in range(tgt_in.shape[1]):
-                out, state, _ = self.step(tgt_in[:, t : t + 1], state, need_weights=False)
-                steps.append(out)
-            features = torch.cat(steps, dim=1)  # (B, T, H)
-        return self.output(features)  # (B, T, V)
+            return self.step(tgt_in, state, need_weights=False)[0]  # (B, T, H)
+        steps = []
+        for t in range(tgt_in.shape[1]):
+            out, state, _ = self.step(tgt_in[:, t : t + 1], state, need_weights=False)
+            steps.append(out)
+        return torch.cat(steps, dim=1)  # (B, T, H)
 
 
 class BahdanauDecoder(Decoder):
@@ -130,6 +144,34 @@ class BahdanauDecoder(Decoder):
         inputs = torch.cat([self.embed(tokens), context], dim=-1)  # (B, 1, E + D)
         outputs, hidden = self.rnn(inputs, state.hidden)  # (B, 1, H)
         return outputs, state._replace(hidden=hidden), weights
+
+    def teacher_forced(self, tgt_in: Tensor, state: DecoderState) -> Tensor:
+        """The same function as T calls of `step`, in fewer and larger operations for a GRU (the
+        training hot loop). The first layer's input product splits in two, `W_ih [e; c] = W_e e +
+        W_c c`: `W_e e` is one product over all steps, and since `c = Σ_s a_s v_s`, `W_c c =
+        Σ_s a_s (W_c v_s)` attends over values projected once per batch, (B, S, 3H): each step
+        adds a (B, S)·(B, S, 3H) product instead of a (B, D)·(D, 3H) one and never builds c."""
+        if not isinstance(self.rnn, nn.GRU):
+            return super().teacher_forced(tgt_in, state)
+        rnn, embed_size = self.rnn, self.embedding.embedding_dim
+        weights = [getattr(rnn, f"{name}_l{k}") for k in range(rnn.num_layers)
+                   for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
+        w_ih0 = weights[0]
+        step_inputs = F.linear(self.embed(tgt_in), w_ih0[:, :embed_size], weights[2])  # (B, T, 3H)
+        projected = F.linear(state.values, w_ih0[:, embed_size:])  # (B, S, 3H)
+        hidden = list(state.hidden.unbind(0))  # L x (B, H)
+        outputs = []
+        for t in range(tgt_in.shape[1]):
+            attended, _ = self.attention.attend(hidden[-1][:, None, :], state.keys, projected, state.src_len,
+                                                need_weights=False)  # (B, 1, 3H)
+            x = step_inputs[:, t] + attended[:, 0]  # (B, 3H)
+            for k in range(rnn.num_layers):
+                w_ih, w_hh, b_ih, b_hh = weights[4 * k : 4 * k + 4]
+                if k:  # nn.GRU's dropout between layers
+                    x = F.linear(F.dropout(hidden[k - 1], rnn.dropout, self.training), w_ih, b_ih)  # (B, 3H)
+                hidden[k] = gru_cell(x, hidden[k], w_hh, b_hh)
+            outputs.append(hidden[-1])
+        return torch.stack(outputs, dim=1)  # (B, T, H)
 
 
 class LuongDecoder(Decoder):
