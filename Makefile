@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.installed
 TORCH  := $(shell grep -o '"torch==[^"]*"' pyproject.toml | tr -d '"')
 TORCH_INDEX ?=
 
-.PHONY: setup repro test bench clean
+.PHONY: setup repro test bench bench-d2l clean
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml
@@ -28,7 +28,13 @@ test: setup
 	$(BIN)/python -m pytest
 
 bench: setup
-	$(BIN)/attention-lab bench
+	$(BIN)/attention-lab bench --reference
+
+# d2l 0.17.6's own training loop against the project's, one process (tests/d2l_side_by_side.py).
+# d2l is installed without its pinned dependencies, which would replace this project's.
+bench-d2l: setup
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps d2l==0.17.6
+	$(BIN)/python tests/d2l_side_by_side.py $(or $(CORPUS_ZIP),data/fra-eng.zip)
 
 clean:
 	rm -rf $(VENV)

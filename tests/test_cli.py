@@ -15,12 +15,6 @@ from conftest import REPO
 
 from attention_lab.cli import main
 from attention_lab.model import ModelParams
-from attention_lab.splits import (
-    CorpusParams,
-    TokenizeParams,
-    references,
-    tokenize_corpus,
-)
 from attention_lab.translator import SearchParams, Translator
 
 torch.set_num_threads(1)
@@ -53,7 +47,7 @@ def one_line_error(result, *texts):
 
 @pytest.fixture(scope="module")
 def expected(trained_model):
-    """What `Translator.translate` gives with the CLI's defaults (beam 4, alpha 0.6, ratio 2)."""
+    """What `Translator.translate` gives with the CLI's defaults, which are `SearchParams`'s."""
     translator = Translator.load(trained_model, "cpu")
 
     def translate(sentences, **search):
@@ -242,16 +236,44 @@ def test_bad_option_values_are_one_line_errors_naming_the_value(trained_model, c
     assert not out.exists()
 
 
-def test_bench_prints_measured_throughput_as_json(corpus_zip, capsys):
-    code, out, err = cli(capsys, "bench", "--corpus", corpus_zip, "--pairs", 120, "--epochs", 2, "--one-by-one", 3)
+def numbers(node, path=""):
+    """(path, value) of every number in a JSON document."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from numbers(value, f"{path}.{key}")
+    elif isinstance(node, (int, float)) and not isinstance(node, bool):
+        yield path, node
+
+
+def test_bench_reports_same_run_ratios_as_json(corpus_zip, tmp_path, capsys):
+    params = tmp_path / "params.yaml"
+    params.write_text(json.dumps({
+        "vocab": {"kind": "subword", "subword": {"size": 450, "model": "bpe"}},
+        "train_seq2seq": {"data": {"batch_tokens": 256}, "model": {
+            "embed_size": 8, "hidden_size": 16, "num_layers": 1, "bidirectional": True, "tie_embeddings": "all"}}}))
+    code, out, err = cli(capsys, "bench", "--corpus", corpus_zip, "--pairs", 120, "--epochs", 2, "--reference",
+                         "--params", params, "--splits", tmp_path / "absent", "--default-pairs", 200,
+                         "--decode-sentences", 12, "--one-by-one", 3)
     assert code == 0, err[-3000:]
     report = json.loads(out)  # stdout holds the report alone
-    assert report["training"]["epochs"] == 2 and report["training"]["tokens_per_s"] > 0
-    assert report["train_seq2seq"]["model"]["hidden_size"] == ModelParams().hidden_size  # d2l's seed configuration
-    splits, _ = tokenize_corpus(corpus_zip, CorpusParams(sha256=None), TokenizeParams(max_pairs=120))
-    sources = len(references(splits["test"]))
+    assert set(report) == {"machine", "matmul_peak_gflops", "seed", "reference", "default", "decoding", "startup",
+                           "config"}
+    figures = list(numbers({k: v for k, v in report.items() if k != "config"}))
+    assert len(figures) > 30 and all(value > 0 for _, value in figures), [f for f in figures if f[1] <= 0]
+    assert report["machine"]["cpu"] and report["machine"]["torch"] == torch.__version__
+    assert report["config"]["seed"]["model"]["hidden_size"] == ModelParams().hidden_size  # d2l's seed configuration
+    assert report["config"]["default"]["model"]["hidden_size"] == 16
+    for name in ("seed", "default"):
+        run = report[name]
+        assert run["epochs"] == 2 and run["flops_per_token"] > 0
+        assert run["fraction_of_peak"] == pytest.approx(
+            run["tokens_per_s"] * run["flops_per_token"] / 1e9 / report["matmul_peak_gflops"]["float32"], rel=0.02, abs=1e-3)
+    assert report["reference"]["project_over_reference"] == pytest.approx(
+        report["seed"]["tokens_per_s"] / report["reference"]["tokens_per_s"], rel=0.01)
+    assert report["startup"]["training_stack_imported"] == []  # translating needs no Lightning, MLflow or DVC
+    assert report["startup"]["translation"]
     for search in ("greedy", "beam"):
         speed = report["decoding"][search]
-        assert speed["sentences"] == sources and speed["batched_sentences_per_s"] > 0
+        assert 0 < speed["sentences"] <= 12
         assert speed["batching_speedup"] == pytest.approx(
             speed["batched_sentences_per_s"] / speed["one_by_one_sentences_per_s"], rel=0.05, abs=0.05)

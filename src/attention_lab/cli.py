@@ -15,7 +15,7 @@ EPILOG = """examples:
   attention-lab translate --beam 1 --heatmap lost.png "I lost."
   attention-lab translate --input english.txt --output french.txt
   echo "Go." | attention-lab translate
-  attention-lab bench --epochs 20
+  attention-lab bench --reference
   attention-lab promote --model-dir models/seq2seq"""
 
 
@@ -93,10 +93,12 @@ def promote(args: argparse.Namespace) -> None:
 def bench(args: argparse.Namespace) -> None:
     from attention_lab.bench import BenchOptions, run_benchmark
 
+    pipeline = Path(args.splits).is_dir() and Path(args.vocab).is_dir()
     report = run_benchmark(BenchOptions(
-        params=args.params, overrides=tuple(args.set), corpus=args.corpus, pairs=args.pairs, epochs=args.epochs,
-        model=args.model, data=args.data, beam_size=args.beam, decode_sentences=args.decode_sentences,
-        one_by_one=args.one_by_one))
+        corpus=args.corpus, pairs=args.pairs, epochs=args.epochs, params=args.params, overrides=tuple(args.set),
+        default_pairs=args.default_pairs, default_epochs=args.default_epochs, reference=args.reference,
+        splits=args.splits if pipeline else None, vocab=args.vocab if pipeline else None, model=args.model,
+        data=args.data, beam_size=args.beam, decode_sentences=args.decode_sentences, one_by_one=args.one_by_one))
     print(json.dumps(report, indent=2))
 
 
@@ -122,8 +124,8 @@ def build_parser() -> argparse.ArgumentParser:
     t = commands.add_parser("translate", help="translate English to French")
     t.add_argument("sentences", nargs="*", help="English sentences (or use --input / stdin)")
     t.add_argument("--model", default="models/seq2seq", help="model.pt or its folder (default: %(default)s)")
-    t.add_argument("--beam", type=positive_int, default=4, help="beam size; 1 = greedy (default: %(default)s)")
-    t.add_argument("--length-penalty", type=float, default=0.6, help="GNMT alpha (default: %(default)s)")
+    t.add_argument("--beam", type=positive_int, default=8, help="beam size; 1 = greedy (default: %(default)s)")
+    t.add_argument("--length-penalty", type=float, default=1.0, help="GNMT alpha (default: %(default)s)")
     t.add_argument("--max-len-ratio", type=float, default=2.0, help="output/source length cap (default: %(default)s)")
     t.add_argument("--batch-size", type=positive_int, default=128)
     t.add_argument("--input", help="file with one sentence per line, - for stdin")
@@ -132,20 +134,30 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: cuda when available")
     t.set_defaults(func=translate)
 
-    b = commands.add_parser("bench", help="measure training and decoding throughput, print JSON")
-    b.add_argument("--params", default=None, help="take train_seq2seq from this params.yaml "
-                                                  "(default: d2l's seed configuration)")
-    b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a train_seq2seq param, e.g. --set model.hidden_size=256")
+    b = commands.add_parser("bench", help="measure training, decoding and start-up speed as same-run ratios, print JSON")
     b.add_argument("--corpus", default="data/fra-eng.zip", help="corpus zip (default: %(default)s)")
-    b.add_argument("--pairs", type=positive_int, default=600, help="first N pairs to train on (default: %(default)s)")
-    b.add_argument("--epochs", type=positive_int, default=20, help="training epochs (default: %(default)s)")
+    b.add_argument("--pairs", type=positive_int, default=600,
+                   help="seed configuration: first N corpus pairs (default: %(default)s, as d2l)")
+    b.add_argument("--epochs", type=positive_int, default=100, help="seed configuration epochs (default: %(default)s)")
+    b.add_argument("--reference", action="store_true",
+                   help="also train the seed model the textbook's way on the same batches, and report the ratio")
+    b.add_argument("--params", default="params.yaml",
+                   help="the default model's train_seq2seq and vocab sections (default: %(default)s)")
+    b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a default-model train_seq2seq param, e.g. --set model.hidden_size=512")
+    b.add_argument("--splits", default="artifacts/tokenized",
+                   help="the pipeline's splits to sample the default model's pairs from, with --vocab; "
+                        "when absent, the corpus's first lines (default: %(default)s)")
+    b.add_argument("--vocab", default="artifacts/vocab", help="the pipeline's tokenizer (default: %(default)s)")
+    b.add_argument("--default-pairs", type=positive_int, default=20000,
+                   help="default model: training pairs (default: %(default)s)")
+    b.add_argument("--default-epochs", type=positive_int, default=2, help="default model epochs (default: %(default)s)")
     b.add_argument("--model", default=None, help="decode with this model instead of the benchmark's")
-    b.add_argument("--data", default=None, help="tokenized splits whose test split is decoded "
-                                                "(default: the benchmark's own)")
-    b.add_argument("--beam", type=positive_int, default=4)
-    b.add_argument("--decode-sentences", type=positive_int, default=None, help="cap on test sources decoded")
-    b.add_argument("--one-by-one", type=positive_int, default=200,
+    b.add_argument("--data", default=None, help="with --model: tokenized splits whose test split is decoded")
+    b.add_argument("--beam", type=positive_int, default=8, help="beam size (default: %(default)s)")
+    b.add_argument("--decode-sentences", type=positive_int, default=500,
+                   help="test sources decoded (default: %(default)s)")
+    b.add_argument("--one-by-one", type=positive_int, default=100,
                    help="sentences decoded one at a time for the batching speed-up (default: %(default)s)")
     b.set_defaults(func=bench)
 
