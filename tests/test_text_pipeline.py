@@ -106,7 +106,7 @@ def test_the_same_output_in_validation_evaluation_and_the_cli(stages, datamodule
     sentences = sample[:4]
     translator = Translator.load(stages["model"], "cpu")
     greedy = [t.text for t in translator.translate(sentences, SearchParams(beam_size=1))]
-    beam = [t.text for t in translator.translate(sentences, SearchParams(beam_size=4))]
+    beam = [t.text for t in translator.translate(sentences, SearchParams())]  # the defaults: the CLI's
 
     # training: validation BLEU's hypotheses
     hypotheses = validation_hypotheses(stages, datamodule)
@@ -114,7 +114,7 @@ def test_the_same_output_in_validation_evaluation_and_the_cli(stages, datamodule
     assert [hypotheses[s] for s in sentences] == greedy
 
     # evaluation: translations.tsv, written and read back as the evaluate stage does
-    metrics, rows, _ = score_test_split(translator, valid, EvaluateParams(search=SearchParams(beam_size=4)))
+    metrics, rows, _ = score_test_split(translator, valid, EvaluateParams(search=SearchParams()))
     rows.to_csv(tmp_path / "translations.tsv", sep="\t", index=False)
     table = pd.read_csv(tmp_path / "translations.tsv", sep="\t", keep_default_na=False)
     hypothesis = dict(zip(table["source"], table["hypothesis"]))
