@@ -60,10 +60,10 @@ def pad_to(ids: Tensor, length: int) -> Tensor:
 
 
 def masked_ce_loss(logits: Tensor, targets: Tensor) -> Tensor:
-    """d2l's `MaskedSoftmaxCELoss`: the loss at every position, zeroed at padding, averaged per
-    sentence: logits (B, T, V), targets (B, T) -> (B,)."""
+    """d2l's `MaskedSoftmaxCELoss` before its mean: the loss at every position, zeroed at padding:
+    logits (B, T, V), targets (B, T) -> (B, T)."""
     loss = F.cross_entropy(logits.permute(0, 2, 1), targets, reduction="none")  # (B, T)
-    return (loss * (targets != PAD_ID)).mean(dim=1)
+    return loss * (targets != PAD_ID)
 
 
 def train_reference(model: TextbookSeq2Seq, epochs: list[list[dict]], lr: float, length: int) -> dict:
@@ -71,7 +71,7 @@ def train_reference(model: TextbookSeq2Seq, epochs: list[list[dict]], lr: float,
     `length`; tokens/s (non-padding target tokens) over the epochs after the first."""
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     model.train()
-    seconds, tokens, loss_sum = 0.0, 0, 0.0
+    seconds, tokens, final_loss = 0.0, 0, 0.0
     for epoch, batches in enumerate(epochs):
         start = time.perf_counter()
         epoch_loss, epoch_tokens = 0.0, 0
@@ -81,14 +81,14 @@ def train_reference(model: TextbookSeq2Seq, epochs: list[list[dict]], lr: float,
             bos = torch.full((tgt.shape[0], 1), BOS_ID)
             tgt_in = torch.cat([bos, tgt[:, :-1]], dim=1)  # teacher forcing, as d2l: <eos> fed too
             loss = masked_ce_loss(model(src, batch["src_len"], tgt_in), tgt)
-            loss.sum().backward()
+            loss.mean(dim=1).sum().backward()  # d2l's reduction: per-sentence means, summed
             nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
-            epoch_loss += float(loss.sum())
+            epoch_loss += float(loss.sum())  # reported per token, as the project's loss
             epoch_tokens += batch["n_tokens"]
         if epoch:  # the first epoch warms up, as for the project's throughput
             seconds += time.perf_counter() - start
             tokens += epoch_tokens
-        loss_sum = epoch_loss / epoch_tokens
+        final_loss = epoch_loss / epoch_tokens
     return {"epochs": len(epochs), "tokens_per_s": round(tokens / seconds, 1) if seconds else None,
-            "final_train_loss": round(loss_sum, 4), "padded_length": length}
+            "final_train_loss": round(final_loss, 4), "padded_length": length}
