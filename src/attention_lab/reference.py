@@ -84,7 +84,7 @@ def train_reference(model: TextbookSeq2Seq, epochs: list[list[dict]], lr: float,
             loss.mean(dim=1).sum().backward()  # d2l's reduction: per-sentence means, summed
             nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
-            epoch_loss += float(loss.sum())  # reported per token, as the project's loss
+            epoch_loss += float(loss.detach().sum())  # reported per token, as the project's loss
             epoch_tokens += batch["n_tokens"]
         if epoch:  # the first epoch warms up, as for the project's throughput
             seconds += time.perf_counter() - start
