@@ -1,8 +1,7 @@
 """The linear learning-rate schedule: over a fixed number of steps, or laid over a wall-clock budget
-(with a fake clock here, and once through a real, deliberately slowing Lightning run)."""
+(with a fake clock, alone and inside a real Lightning run whose steps slow down)."""
 
 import math
-import time
 
 import pandas as pd
 import pytest
@@ -152,13 +151,22 @@ def test_budget_state_dict_round_trip_continues_with_the_time_already_used():
 # -- the real thing: a Lightning run whose steps get slower and slower -------------------------------
 
 class SlowerAndSlower(pl.Callback):
-    """Each training step takes longer than the one before: the machine slows down."""
+    """A clock for the schedule on which each training step takes longer than the one before (the
+    machine slows down) and validation costs time too. Fake, so that the test sees the same run on
+    a fast or a busy CI machine; the real Lightning loop, callbacks and history run around it."""
 
-    def __init__(self, per_step_s: float) -> None:
-        self.per_step_s = per_step_s
+    def __init__(self, step_s: float, slowdown_s: float, validation_batch_s: float) -> None:
+        self.step_s, self.slowdown_s, self.validation_batch_s = step_s, slowdown_s, validation_batch_s
+        self.now = 0.0
+
+    def clock(self) -> float:
+        return self.now
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
-        time.sleep(self.per_step_s * trainer.global_step)
+        self.now += self.step_s + self.slowdown_s * trainer.global_step
+
+    def on_validation_batch_end(self, trainer, pl_module, outputs, batch, batch_idx, dataloader_idx=0) -> None:
+        self.now += self.validation_batch_s
 
 
 def test_budgeted_training_ends_annealed_when_steps_slow_down(tmp_path, monkeypatch):
@@ -168,10 +176,14 @@ def test_budgeted_training_ends_annealed_when_steps_slow_down(tmp_path, monkeypa
     config = {**TINY_TRAINING, "trainer": {**TINY_TRAINING["trainer"], "budget_minutes": budget_minutes}}
     params = from_mapping(Seq2SeqParams, config, "train_seq2seq")
     build_trainer = training.build_trainer
+    slowing = SlowerAndSlower(step_s=0.02, slowdown_s=0.0005, validation_batch_s=0.05)
+    schedules = []
 
     def slowing_trainer(*args, **kwargs):
         trainer, history, schedule = build_trainer(*args, **kwargs)
-        trainer.callbacks.append(SlowerAndSlower(per_step_s=0.002))
+        schedule.clock = slowing.clock
+        schedules.append(schedule)
+        trainer.callbacks.append(slowing)
         return trainer, history, schedule
 
     monkeypatch.setattr(training, "build_trainer", slowing_trainer)
@@ -180,6 +192,8 @@ def test_budgeted_training_ends_annealed_when_steps_slow_down(tmp_path, monkeypa
     history = pd.read_csv(paths.reports / "history.csv")
     assert {"step", "planned_steps", "lr", "train_seconds"} <= set(history.columns)
     assert len(history) >= 2 and history["step"].is_monotonic_increasing
+    # The last steps take several times longer than the first: the plan had to shrink.
+    assert slowing.slowdown_s * metrics["steps"] > 2 * slowing.step_s
     peak = params.optim.lr
     lrs = history["lr"].tolist()
     assert all(math.isfinite(lr) and 0 <= lr <= peak for lr in lrs)
@@ -187,6 +201,7 @@ def test_budgeted_training_ends_annealed_when_steps_slow_down(tmp_path, monkeypa
     assert all(a >= b for a, b in zip(lrs[1:], lrs[2:]))  # after the first epoch it only goes down
     last = history.iloc[-1]
     assert last["planned_steps"] == last["step"] == metrics["steps"]  # the plan ended where training did
-    assert history["train_seconds"].sum() <= budget_minutes * 60  # training time (validation excluded)
+    [schedule] = schedules
+    assert schedule.schedule.elapsed_s <= budget_minutes * 60  # on time, validation included
     assert metrics["final_lr"] == pytest.approx(lrs[-1], rel=1e-4)  # the CSV keeps 8 decimals
     assert (paths.out / "model.pt").is_file()
