@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 
 import pytest
 import torch
@@ -105,13 +104,11 @@ def test_chunked_equals_unchunked(kernel):
 def test_a_million_training_points_in_chunks():
     x, y = sample(10 ** 6, seed=3)
     queries = torch.tensor([0.5, 1.5, 2.5, 3.5, 4.5])
-    start = time.perf_counter()
     for kernel in ("gaussian", "epanechnikov"):
         prediction, weights = pool(queries, x, y, kernel_scores(kernel, 1 / 0.02), 2 * 10 ** 6)
         assert weights is None
         # ~8000 points per window average the noise (σ 0.5) down to ~0.01; the bias is ~h².
         torch.testing.assert_close(prediction, target(queries), atol=0.03, rtol=0)
-    assert time.perf_counter() - start < 10
 
 
 def test_log_kernel_refuses_an_unknown_kernel():
