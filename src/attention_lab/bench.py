@@ -89,6 +89,11 @@ def with_overrides(section: dict, overrides: tuple[str, ...], epochs: int) -> Se
                                            budget_minutes=None, early_stopping_patience=None))
 
 
+def significant(value: float, digits: int = 4) -> float:
+    """Rounded to `digits` significant digits: a tiny model's fraction of a large peak stays non-zero."""
+    return float(f"{value:.{digits}g}")
+
+
 def machine(device: torch.device) -> dict:
     cpu = platform.processor() or platform.machine()
     with contextlib.suppress(OSError):
@@ -145,7 +150,7 @@ def train_and_count(params: Seq2SeqParams, paths: TrainPaths, device: torch.devi
     return {"epochs": metrics["epochs"], "steps": metrics["steps"], "tokens_per_s": metrics["tokens_per_s"],
             "train_seconds": metrics["train_seconds"], "final_train_loss": metrics["train_loss"],
             "parameters": metrics["parameters"], "flops_per_token": round(flops),
-            "gflops": round(metrics["tokens_per_s"] * flops / 1e9, 2)}
+            "gflops": significant(metrics["tokens_per_s"] * flops / 1e9)}
 
 
 def reference_run(params: Seq2SeqParams, paths: TrainPaths, project_tokens_per_s: float) -> dict:
@@ -229,7 +234,7 @@ def run_benchmark(options: BenchOptions) -> dict:
         peaks = {name: max(peaks[name], matmul_peak(device, dtype)) for name, dtype in dtypes.items()}
         peak_dtype = "bfloat16" if device.type == "cuda" else "float32"
         for name in ("seed", "default"):
-            report[name]["fraction_of_peak"] = round(report[name]["gflops"] / peaks[peak_dtype], 3)
+            report[name]["fraction_of_peak"] = significant(report[name]["gflops"] / peaks[peak_dtype])
         report["matmul_peak_gflops"] = {name: round(value, 1) for name, value in peaks.items()}
         model_dir = Path(options.model) if options.model else default_paths.out
         data_dir = Path(options.data) if options.data else default_paths.data
