@@ -10,7 +10,7 @@ import torch
 from conftest import REPO
 
 from attention_lab.cli import main
-from attention_lab.datamodule import DataParams, TranslationDataModule
+from attention_lab.datamodule import DataParams, TranslationDataModule, bleu_sample
 from attention_lab.evaluation import EvaluateParams, score_test_split
 from attention_lab.model_file import load_model
 from attention_lab.splits import load_split, references
@@ -72,6 +72,18 @@ def test_datamodule_loaders_serve_every_pair_once(datamodule):
     served = [(s, r) for b in bleu_loader for s, r in zip(b["sources"], b["refs"])]
     assert sorted(served) == sorted(datamodule.valid_sources)
     assert len(datamodule.valid_sources) == min(12, len(references(load_split(datamodule.data_dir, "valid"))))
+
+
+def test_validation_bleu_sample_is_seeded_and_spans_every_length():
+    """The valid split is sorted by length, so its first sources are all short: the sample must be
+    a seeded draw over the whole split, not a prefix."""
+    refs = pd.Series([["r"]] * 1000, index=[f"s{i}" for i in range(1000)])  # index order = length order
+    sample = bleu_sample(refs, 100, seed=0)
+    assert sample == bleu_sample(refs, 100, seed=0) and sample != bleu_sample(refs, 100, seed=1)
+    assert sample == sorted(set(sample)) and len(sample) == 100
+    assert min(sample) < 100 and max(sample) >= 900  # short and long sources alike
+    assert sum(i >= 500 for i in sample) >= 30  # not concentrated at the short end
+    assert bleu_sample(refs[:7], 100, seed=0) == list(range(7))  # capped at the split's size
 
 
 def test_datamodule_needs_a_valid_split(tmp_path, stages):
