@@ -211,11 +211,13 @@ def run_benchmark(options: BenchOptions) -> dict:
         raise ConfigError("--model needs --data, the tokenized splits to decode")
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     dtypes = {"float32": torch.float32, **({"bfloat16": torch.bfloat16} if device.type == "cuda" else {})}
-    peaks = {name: matmul_peak(device, dtype) for name, dtype in dtypes.items()}
+    # Every input is checked before minutes of measuring.
     sections = read_params(options.params)
     seed = with_overrides({}, (), options.epochs)
     default = with_overrides(sections.get("train_seq2seq", {}), options.overrides, options.default_epochs)
     vocab = from_mapping(VocabParams, sections.get("vocab", {}), "vocab")
+    given = (Translator.load(options.model), load_split(options.data, "test")) if options.model else None
+    peaks = {name: matmul_peak(device, dtype) for name, dtype in dtypes.items()}
     report: dict = {"machine": machine(device)}
     with tempfile.TemporaryDirectory(prefix="attention-lab-bench-") as tmp:
         seed_paths = prepare_data(options.corpus, TokenizeParams(max_pairs=options.pairs), Path(tmp) / "seed")
@@ -237,11 +239,10 @@ def run_benchmark(options: BenchOptions) -> dict:
             report[name]["fraction_of_peak"] = significant(report[name]["gflops"] / peaks[peak_dtype])
         report["matmul_peak_gflops"] = {name: round(value, 1) for name, value in peaks.items()}
         model_dir = Path(options.model) if options.model else default_paths.out
-        data_dir = Path(options.data) if options.data else default_paths.data
-        sources = list(references(load_split(data_dir, "test")).index[: options.decode_sentences])
+        translator, test = given or (Translator.load(model_dir), load_split(default_paths.data, "test"))
+        sources = list(references(test).index[: options.decode_sentences])
         report["decoding"] = {"model": str(model_dir) if options.model else "the default model trained here",
-                              **decoding_speed(Translator.load(model_dir), sources, options.beam_size,
-                                               options.one_by_one)}
+                              **decoding_speed(translator, sources, options.beam_size, options.one_by_one)}
         report["startup"] = startup(model_dir)
     sampled = f"a random sample of {options.splits}" if options.splits and options.vocab else "the corpus's first lines"
     report["config"] = {"seed": {"pairs": options.pairs, **to_dict(seed)},
