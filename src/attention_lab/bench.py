@@ -143,10 +143,9 @@ def train_and_count(params: Seq2SeqParams, paths: TrainPaths, device: torch.devi
     first training batches."""
     with contextlib.redirect_stdout(sys.stderr):  # stdout carries the JSON report alone
         metrics = train_seq2seq(params, MlflowParams(enabled=False), paths)
-    tokenizer = Tokenizer.load(paths.vocab / TOKENIZER_FILE)
-    model = Seq2Seq(params.model, len(tokenizer.src), len(tokenizer.tgt)).to(device).train()
-    flops = training_flops_per_token(model, epoch_batches(paths, params, 1)[1][0][:flop_batches],
-                                     params.optim.label_smoothing)
+    data, [batches] = epoch_batches(paths, params, 1)
+    model = Seq2Seq(params.model, len(data.tokenizer.src), len(data.tokenizer.tgt)).to(device).train()
+    flops = training_flops_per_token(model, batches[:flop_batches], params.optim.label_smoothing)
     return {"epochs": metrics["epochs"], "steps": metrics["steps"], "tokens_per_s": metrics["tokens_per_s"],
             "train_seconds": metrics["train_seconds"], "final_train_loss": metrics["train_loss"],
             "parameters": metrics["parameters"], "flops_per_token": round(flops),
