@@ -69,6 +69,48 @@ def test_teacher_forcing_equals_step_by_step(decoder, attention, rnn, bidirectio
         torch.testing.assert_close(fused_grads[name], p.grad, rtol=0, atol=1e-10, msg=name)
 
 
+def stepped_and_fused(decoder, tgt, make_state, seed=5):
+    """Features (B, T, H) and the gradients of a loss on them, by `step` T times and by
+    `teacher_forced`, each from the same random seed (the same dropout masks)."""
+    results = []
+    for run in ("step", "fused"):
+        torch.manual_seed(seed)
+        state = make_state()
+        if run == "fused":
+            features = decoder.teacher_forced(tgt, state)
+        else:
+            steps = []
+            for t in range(tgt.shape[1]):
+                out, state, _ = decoder.step(tgt[:, t : t + 1], state)
+                steps.append(out)
+            features = torch.cat(steps, dim=1)
+        loss = (features * torch.linspace(-1, 1, features.numel(), dtype=features.dtype).view_as(features)).sum()
+        inputs = [p for p in decoder.parameters() if p.requires_grad]
+        results.append((features, torch.autograd.grad(loss, inputs, allow_unused=True)))
+    return results
+
+
+@pytest.mark.parametrize("num_layers", [1, 2, 3])
+def test_fused_recurrence_equals_steps_with_dropout_and_an_empty_source(num_layers):
+    """`bahdanau_gru`'s hand-written backward against autograd through `step`, in training mode:
+    dropout on attention weights and between layers draws the same masks on both paths, and a
+    row without source keys attends to nothing on both."""
+    torch.manual_seed(0)
+    params = ModelParams(embed_size=6, hidden_size=8, num_layers=num_layers, dropout=0.3, bidirectional=True,
+                         attention_size=5)
+    decoder = Seq2Seq(params, SRC_V, TGT_V).double().train().decoder
+    values = torch.randn(3, 4, 16, dtype=torch.float64)
+    hidden = torch.randn(num_layers, 3, 8, dtype=torch.float64)
+    src_len = torch.tensor([4, 0, 2])
+    tgt = torch.randint(4, TGT_V, (3, 6), generator=torch.Generator().manual_seed(2))
+    (stepped, step_grads), (fused, fused_grads) = stepped_and_fused(
+        decoder, tgt, lambda: decoder.init_state(values, hidden, src_len))
+    torch.testing.assert_close(fused, stepped, rtol=0, atol=1e-12)
+    for a, b in zip(fused_grads, step_grads):
+        torch.testing.assert_close(a, b, rtol=0, atol=1e-12)
+    assert any(g is not None and g.abs().sum() > 0 for g in fused_grads)
+
+
 @pytest.mark.parametrize("decoder, attention, rnn, bidirectional",
                          [c for c in COMBOS if c[1] in ("additive", "general", "location")])
 def test_padding_changes_neither_outputs_nor_attention(decoder, attention, rnn, bidirectional):

@@ -100,6 +100,9 @@ def test_training_writes_model_reports_and_one_mlflow_run_with_every_param(paths
     assert json.loads((paths.out / "mlflow_run.json").read_text())["run_id"] == run.info.run_id
     assert run.info.status == "FINISHED"
     assert {"train/loss", "val/bleu", "val/loss", "val/ppl", "train/tokens_per_s"} <= set(run.data.metrics)
+    # Step losses are logged every `log_every_n_steps` (2) steps, each once.
+    loss_steps = [m.step for m in MlflowClient().get_metric_history(run.info.run_id, "train/loss")]
+    assert sorted(loss_steps) == list(range(1, metrics["steps"] + 1, 2))[: metrics["steps"] // 2]
     params = run.data.params
     assert params["train_seq2seq.model.hidden_size"] == "16" and params["train_seq2seq.optim.lr"] == "0.01"
     assert params["tokenize.valid_fraction"] == "0.1" and params["vocab.kind"] == "subword"

@@ -14,7 +14,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from attention_lab.attention import make_attention
+from attention_lab.attention import AdditiveAttention, make_attention
+from attention_lab.bahdanau_recurrence import bahdanau_gru
 from attention_lab.encoder import RNNS, RNNState
 from attention_lab.vocab import PAD_ID
 
@@ -36,16 +37,6 @@ class DecoderState(NamedTuple):
 def top_layer(hidden: RNNState) -> Tensor:
     """The last layer's hidden state (B, H) of a GRU or LSTM state."""
     return (hidden[0] if isinstance(hidden, tuple) else hidden)[-1]
-
-
-def gru_cell(x_proj: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor) -> Tensor:
-    """One step of `torch.nn.GRU`'s equations (Cho et al. 2014 §2.3) from the input already
-    projected, `x_proj = W_ih x + b_ih` (B, 3H), and h (B, H) -> the next h (B, H)."""
-    size = h.shape[-1]
-    h_proj = F.linear(h, w_hh, b_hh)  # (B, 3H)
-    r, z = torch.sigmoid(x_proj[:, : 2 * size] + h_proj[:, : 2 * size]).chunk(2, dim=-1)  # (B, H) each
-    n = torch.tanh(torch.addcmul(x_proj[:, 2 * size :], r, h_proj[:, 2 * size :]))  # (B, H)
-    return torch.lerp(n, h.to(n.dtype), z)  # (1 - z) n + z h; under autocast h may be wider than n
 
 
 class OutputLayer(nn.Module):
@@ -146,32 +137,18 @@ class BahdanauDecoder(Decoder):
         return outputs, state._replace(hidden=hidden), weights
 
     def teacher_forced(self, tgt_in: Tensor, state: DecoderState) -> Tensor:
-        """The same function as T calls of `step`, in fewer and larger operations for a GRU (the
-        training hot loop). The first layer's input product splits in two, `W_ih [e; c] = W_e e +
-        W_c c`: `W_e e` is one product over all steps, and since `c = Σ_s a_s v_s`, `W_c c =
-        Σ_s a_s (W_c v_s)` attends over values projected once per batch, (B, S, 3H): each step
-        adds a (B, S)·(B, S, 3H) product instead of a (B, D)·(D, 3H) one and never builds c."""
-        if not isinstance(self.rnn, nn.GRU):
+        """The same function as T calls of `step`, for a GRU with additive attention (the training
+        hot loop) through `bahdanau_gru`'s hand-written backward. The first layer's input product
+        splits in two, `W_ih [e; c] = W_e e + W_c c`: `W_e e` is one product over all steps, and
+        since `c = Σ_s a_s v_s`, `W_c c = Σ_s a_s (W_c v_s)` attends over values projected once
+        per batch, (B, S, 3H), and never builds c."""
+        if not (isinstance(self.rnn, nn.GRU) and isinstance(self.attention, AdditiveAttention)):
             return super().teacher_forced(tgt_in, state)
         rnn, embed_size = self.rnn, self.embedding.embedding_dim
-        weights = [getattr(rnn, f"{name}_l{k}") for k in range(rnn.num_layers)
-                   for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
-        w_ih0 = weights[0]
-        step_inputs = F.linear(self.embed(tgt_in), w_ih0[:, :embed_size], weights[2])  # (B, T, 3H)
-        projected = F.linear(state.values, w_ih0[:, embed_size:])  # (B, S, 3H)
-        hidden = list(state.hidden.unbind(0))  # L x (B, H)
-        outputs = []
-        for t in range(tgt_in.shape[1]):
-            attended, _ = self.attention.attend(hidden[-1][:, None, :], state.keys, projected, state.src_len,
-                                                need_weights=False)  # (B, 1, 3H)
-            x = step_inputs[:, t] + attended[:, 0]  # (B, 3H)
-            for k in range(rnn.num_layers):
-                w_ih, w_hh, b_ih, b_hh = weights[4 * k : 4 * k + 4]
-                if k:  # nn.GRU's dropout between layers
-                    x = F.linear(F.dropout(hidden[k - 1], rnn.dropout, self.training), w_ih, b_ih)  # (B, 3H)
-                hidden[k] = gru_cell(x, hidden[k], w_hh, b_hh)
-            outputs.append(hidden[-1])
-        return torch.stack(outputs, dim=1)  # (B, T, H)
+        x0 = F.linear(self.embed(tgt_in), rnn.weight_ih_l0[:, :embed_size], rnn.bias_ih_l0)  # (B, T, 3H)
+        projected = F.linear(state.values, rnn.weight_ih_l0[:, embed_size:])  # (B, S, 3H)
+        return bahdanau_gru(x0, state.keys, projected, state.src_len, state.hidden, self.attention, rnn,
+                            self.training)  # (B, T, H)
 
 
 class LuongDecoder(Decoder):
