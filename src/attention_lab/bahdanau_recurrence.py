@@ -4,7 +4,7 @@ with a hand-written backward through time.
 Under autograd each decoder step records ~50 small operations and the backward replays each with
 its own overhead; at d2l's sizes (B=64, H=32) that overhead, not arithmetic, was most of a
 training step. `BahdanauGRU` computes the function of T calls of `BahdanauDecoder.step`
-(Bahdanau et al. 2014 §3.1 and A.2.2; GRU as `torch.nn.GRU`, Cho et al. 2014 §2.3) without
+(Bahdanau et al. 2014 §3.1 and A.2.2; the GRU of `gru_cell`) without
 recording, keeps what the backward needs, and in the backward
 - loops over steps only for what is sequential, the gradients of the hidden states, with every
   derivative factor of the gates computed for all steps at once beforehand;
@@ -20,6 +20,7 @@ import torch
 from torch import Tensor, nn
 
 from attention_lab.attention import AdditiveAttention, key_mask
+from attention_lab.gru_cell import gru_factors, gru_step, input_grad
 
 
 def dropout_mask(like: Tensor, p: float) -> Tensor | None:
@@ -72,18 +73,18 @@ class BahdanauGRU(torch.autograd.Function):
         keep = any_valid.to(x0.dtype)  # (B, 1)
         h = list(h0.unbind(0))  # L x (B, H)
         states = [[hk] for hk in h]  # L x (T + 1) x (B, H): every layer's state before and after each step
-        top_products, lower_products, gates, candidates, tanh_f, weights, masks, layer_masks, layer_inputs = (
-            [] for _ in range(9))
+        top_products, lower_products, gates, candidates, weights, masks, layer_masks, layer_inputs = (
+            [] for _ in range(8))
+        tanh_f = keys.new_empty(T, *keys.shape)  # (T, B, S, A), written in place: the largest saved tensor
         for t in range(T):
             g = torch.addmm(top_b, h[-1], top_w.t())  # (B, A + 3H)
             top_products.append(g)
-            f = torch.tanh(keys + g[:, None, :A])  # (B, S, A)
+            f = torch.tanh(keys + g[:, None, :A], out=tanh_f[t])  # (B, S, A)
             scores = torch.matmul(f, w_v[0]) + bias  # (B, S)
             w = torch.softmax(scores, dim=-1)  # (B, S)
             drop = dropout_mask(w, attention_p)
             m = keep if drop is None else drop * keep  # (B, S) or (B, 1)
             x = torch.baddbmm(x0[:, t, None], (w * m)[:, None], projected)[:, 0]  # (B, 3H)
-            tanh_f.append(f)
             weights.append(w)
             masks.append(m)
             for k in range(L):
@@ -98,13 +99,11 @@ class BahdanauGRU(torch.autograd.Function):
                 else:
                     gh = torch.addmm(b_hh[k], h[k], w_hh[k].t())  # (B, 3H)
                     lower_products.append(gh)
-                rz = torch.sigmoid(x[:, : 2 * H] + gh[:, : 2 * H])  # (B, 2H)
-                n = torch.tanh(torch.addcmul(x[:, 2 * H :], rz[:, :H], gh[:, 2 * H :]))  # (B, H)
+                rz, n, h[k] = gru_step(x, gh, h[k])  # (B, 2H), (B, H), (B, H)
                 gates.append(rz)
                 candidates.append(n)
-                h[k] = torch.lerp(n, h[k], rz[:, H:])  # (1 - z) n + z h
                 states[k].append(h[k])
-        stacked = [torch.stack(s) for s in (top_products, tanh_f, weights)]
+        stacked = [torch.stack(top_products), tanh_f, torch.stack(weights)]
         ctx.num_layers = L
         ctx.masks, ctx.layer_masks = masks, layer_masks
         ctx.save_for_backward(keys, projected, w_q, w_v, *layers, *stacked,
@@ -126,18 +125,14 @@ class BahdanauGRU(torch.autograd.Function):
         H = states.shape[-1]
         top_w = torch.cat([w_q, w_hh[-1]])  # (A + 3H, H)
 
-        # Derivative factors of every step at once, (T, L, B, H) each: with dh the gradient of a
-        # step's output, d(n's pre-activation) = dh·c_n, d(z's) = dh·c_z, d(r's) = d(n's)·c_r.
-        r, z = gates.split(H, dim=-1)
-        n = candidates
+        # Derivative factors of every step at once, (T, L, B, H) each (`gru_factors`).
         previous = states[:, :-1].transpose(0, 1)  # (T, L, B, H)
         recurrent_n = top_products[:, None, :, A + 2 * H :]  # (T, 1, B, H): W_hn h + b_hn of the top layer
         if L > 1:
             recurrent_n = torch.cat([lower_products[..., 2 * H :], recurrent_n], dim=1)  # (T, L, B, H)
-        c_n = (1 - z) * (1 - n * n)
-        c_z = (previous - n) * z * (1 - z)
-        c_r = recurrent_n * r * (1 - r)
-        sech2_f = 1 - tanh_f * tanh_f  # (T, B, S, A)
+        c, g, z = gru_factors(gates, candidates, previous, recurrent_n)  # (T, L, B, 3, H), (T, L, B, 3H), (T, L, B, H)
+        sech2_f = torch.addcmul(tanh_f.new_ones(()), tanh_f, tanh_f, value=-1)  # (T, B, S, A): 1 - f²
+        d_keys = torch.zeros_like(keys)  # (B, S, A), before the w_v factor
 
         dh = [d_out.new_zeros(B, H) for _ in range(L)]  # gradient of each layer's state after step t
         d_x = [[None] * T for _ in range(L)]  # (B, 3H): the gradients of each input product
@@ -147,10 +142,8 @@ class BahdanauGRU(torch.autograd.Function):
         for t in reversed(range(T)):
             dh[-1] = dh[-1] + d_out[:, t]
             for k in reversed(range(L)):
-                d_n = dh[k] * c_n[t, k]  # (B, H)
-                d_rz = torch.cat([d_n * c_r[t, k], dh[k] * c_z[t, k]], dim=-1)  # (B, 2H)
-                d_x[k][t] = torch.cat([d_rz, d_n], dim=-1)  # (B, 3H)
-                d_h[k][t] = torch.cat([d_rz, d_n * r[t, k]], dim=-1)  # (B, 3H)
+                d_x[k][t] = input_grad(dh[k], c[t, k])  # (B, 3H)
+                d_h[k][t] = d_x[k][t] * g[t, k]  # (B, 3H)
                 if k:
                     d_in = d_x[k][t] @ w_ih[k]  # (B, H)
                     mask = ctx.layer_masks[t * (L - 1) + k - 1]
@@ -160,6 +153,7 @@ class BahdanauGRU(torch.autograd.Function):
             w = weights[t]
             d_s = w * (d_a - (w * d_a).sum(-1, keepdim=True))  # (B, S)
             d_q = torch.bmm(d_s[:, None], sech2_f[t])[:, 0] * w_v[0]  # (B, A)
+            d_keys.addcmul_(d_s[..., None], sech2_f[t])
             d_scores[t] = d_s
             d_top[t] = torch.cat([d_q, d_h[-1][t]], dim=-1)  # (B, A + 3H)
             new = [torch.addmm(dh[k] * z[t, k], d_h[k][t], w_hh[k]) for k in range(L - 1)]
@@ -171,7 +165,7 @@ class BahdanauGRU(torch.autograd.Function):
         d_x0 = torch.stack(d_x[0], dim=1)  # (B, T, 3H)
         kept = (weights * torch.stack([m.expand(B, S) for m in ctx.masks])).permute(1, 2, 0)  # (B, S, T)
         d_projected = torch.bmm(kept, d_x0)  # (B, S, 3H)
-        d_keys = (d_scores[..., None] * sech2_f).sum(0) * w_v[0]  # (B, S, A)
+        d_keys *= w_v[0]  # (B, S, A)
         d_w_v = (d_scores.reshape(1, -1) @ tanh_f.reshape(-1, A))  # (1, A)
         d_layers = []
         for k in range(L):
