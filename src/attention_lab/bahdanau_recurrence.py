@@ -4,8 +4,8 @@ with a hand-written backward through time.
 Under autograd each decoder step records ~50 small operations and the backward replays each with
 its own overhead; at d2l's sizes (B=64, H=32) that overhead, not arithmetic, was most of a
 training step. `BahdanauGRU` computes the function of T calls of `BahdanauDecoder.step`
-(Bahdanau et al. 2014 §3.1 and A.2.2; the GRU of `gru_cell`) without
-recording, keeps what the backward needs, and in the backward
+(Bahdanau et al. 2014 §3.1 and A.2.2; the GRU of `gru_cell`) without recording, keeps what the
+backward needs, and in the backward
 - loops over steps only for what is sequential, the gradients of the hidden states, with every
   derivative factor of the gates computed for all steps at once beforehand;
 - computes each weight gradient after the loop, in one product over all T·B rows rather than T
@@ -120,12 +120,12 @@ class BahdanauGRU(torch.autograd.Function):
         keys, projected, w_q, w_v, *rest = ctx.saved_tensors
         layers, rest = rest[: 4 * L - 2], rest[4 * L - 2 :]
         top_products, tanh_f, weights, states, gates, candidates, lower_products, layer_inputs = rest
-        w_hh, b_hh, w_ih, b_ih = layer_weights(layers, L)
+        w_hh, _, w_ih, _ = layer_weights(layers, L)
         T, B, S, A = tanh_f.shape
         H = states.shape[-1]
         top_w = torch.cat([w_q, w_hh[-1]])  # (A + 3H, H)
 
-        # Derivative factors of every step at once, (T, L, B, H) each (`gru_factors`).
+        # The gates' derivative factors of every step at once (`gru_factors`).
         previous = states[:, :-1].transpose(0, 1)  # (T, L, B, H)
         recurrent_n = top_products[:, None, :, A + 2 * H :]  # (T, 1, B, H): W_hn h + b_hn of the top layer
         if L > 1:
