@@ -268,6 +268,9 @@ def test_bench_reports_same_run_ratios_as_json(corpus_zip, tmp_path, capsys):
         assert run["epochs"] == 2 and run["flops_per_token"] > 0
         assert run["fraction_of_peak"] == pytest.approx(
             run["tokens_per_s"] * run["flops_per_token"] / 1e9 / report["matmul_peak_gflops"]["float32"], rel=0.02, abs=1e-3)
+        assert run["fraction_of_ceiling"] == pytest.approx(run["gflops"] / run["matmul_ceiling_gflops"], rel=0.01)
+        assert run["ceiling_fraction_of_peak"] == pytest.approx(
+            run["matmul_ceiling_gflops"] / report["matmul_peak_gflops"]["float32"], rel=0.01)
     assert report["reference"]["project_over_reference"] == pytest.approx(
         report["seed"]["tokens_per_s"] / report["reference"]["tokens_per_s"], rel=0.01)
     assert report["startup"]["training_stack_imported"] == []  # translating needs no Lightning, MLflow or DVC

@@ -6,6 +6,8 @@ In one run, on one machine, it measures:
   model (params.yaml), both through the real `train_seq2seq` stage function;
 - the machine's matrix-multiply peak (fp32; bf16 too on CUDA), before and after training, and the
   fraction of it each training reaches, with FLOPs counted by PyTorch (`flops.py`);
+- each model's ceiling: the rate of its own matrix products timed alone (`flops.matmul_ceiling`),
+  as a fraction of the peak, and the fraction of that ceiling training reaches;
 - with `reference`: the seed model trained the textbook's way (`reference.py`) on the same batches
   for the same epochs, and the project/reference ratio;
 - decoding throughput, batched against one sentence at a time, greedy and beam;
@@ -31,7 +33,7 @@ import yaml
 
 from attention_lab.config import ConfigError, from_mapping, read_params, to_dict
 from attention_lab.datamodule import TranslationDataModule, pair_lengths
-from attention_lab.flops import matmul_peak, training_flops_per_token
+from attention_lab.flops import matmul_ceiling, matmul_peak, training_flops_per_token
 from attention_lab.model import Seq2Seq
 from attention_lab.reference import TextbookSeq2Seq, train_reference
 from attention_lab.splits import (
@@ -45,7 +47,7 @@ from attention_lab.splits import (
 from attention_lab.tokenizer import TOKENIZER_FILE, Tokenizer, VocabParams
 from attention_lab.tokenizer_training import build_tokenizer
 from attention_lab.tracking import MlflowParams
-from attention_lab.training import Seq2SeqParams, TrainPaths, train_seq2seq
+from attention_lab.training import Seq2SeqParams, TrainPaths, resolve_precision, train_seq2seq
 from attention_lab.translator import SearchParams, Translator
 
 TRAINING_STACK = ("pytorch_lightning", "lightning", "mlflow", "dvc")
@@ -145,11 +147,15 @@ def train_and_count(params: Seq2SeqParams, paths: TrainPaths, device: torch.devi
         metrics = train_seq2seq(params, MlflowParams(enabled=False), paths)
     data, [batches] = epoch_batches(paths, params, 1)
     model = Seq2Seq(params.model, len(data.tokenizer.src), len(data.tokenizer.tgt)).to(device).train()
-    flops = training_flops_per_token(model, batches[:flop_batches], params.optim.label_smoothing)
+    # Counted (and the ceiling's products timed) in the dtypes training ran in: bf16 under CUDA autocast.
+    mixed = device.type == "cuda" and resolve_precision(params.trainer.precision, params.trainer.accelerator) == "bf16-mixed"
+    with torch.autocast(device.type, torch.bfloat16, enabled=mixed):
+        flops, products = training_flops_per_token(model, batches[:flop_batches], params.optim.label_smoothing)
     return {"epochs": metrics["epochs"], "steps": metrics["steps"], "tokens_per_s": metrics["tokens_per_s"],
             "train_seconds": metrics["train_seconds"], "final_train_loss": metrics["train_loss"],
             "parameters": metrics["parameters"], "flops_per_token": round(flops),
-            "gflops": significant(metrics["tokens_per_s"] * flops / 1e9)}
+            "gflops": significant(metrics["tokens_per_s"] * flops / 1e9),
+            "matmul_ceiling_gflops": significant(matmul_ceiling(products))}
 
 
 def reference_run(params: Seq2SeqParams, paths: TrainPaths, project_tokens_per_s: float) -> dict:
@@ -234,8 +240,11 @@ def run_benchmark(options: BenchOptions) -> dict:
         # The peak is taken again after training (a machine's speed drifts) and the higher counts.
         peaks = {name: max(peaks[name], matmul_peak(device, dtype)) for name, dtype in dtypes.items()}
         peak_dtype = "bfloat16" if device.type == "cuda" else "float32"
-        for name in ("seed", "default"):
-            report[name]["fraction_of_peak"] = significant(report[name]["gflops"] / peaks[peak_dtype])
+        for run in (report["seed"], report["default"]):
+            run["fraction_of_peak"] = significant(run["gflops"] / peaks[peak_dtype])
+            # The roofline: the most this model's products allow, and how much of it training gets.
+            run["ceiling_fraction_of_peak"] = significant(run["matmul_ceiling_gflops"] / peaks[peak_dtype])
+            run["fraction_of_ceiling"] = significant(run["gflops"] / run["matmul_ceiling_gflops"])
         report["matmul_peak_gflops"] = {name: round(value, 1) for name, value in peaks.items()}
         model_dir = Path(options.model) if options.model else default_paths.out
         translator, test = given or (Translator.load(model_dir), load_split(default_paths.data, "test"))
