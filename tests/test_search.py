@@ -15,6 +15,7 @@ import torch
 
 from attention_lab.model import ModelParams, Seq2Seq
 from attention_lab.search import (
+    _next_candidates,
     beam_search,
     decode,
     greedy_search,
@@ -349,3 +350,20 @@ def test_length_penalty_and_limits():
     assert length_penalty(torch.tensor([7]), 1.0).item() == pytest.approx(2.0)
     assert output_limits(torch.tensor([3, 4]), 1.5).tolist() == [5, 6]
     assert output_limits(torch.tensor([3, 40]), 2.0, cap=10).tolist() == [6, 10]
+
+
+
+@pytest.mark.parametrize("beam", [1, 3])
+def test_search_under_bf16_autocast_keeps_float32_log_probabilities(beam):
+    # Validation decodes inside the training step's bf16 autocast on CUDA (precision: auto): the
+    # output layer returns bf16 logits there, and search must still rank and sum in float32.
+    model = make_model().float()
+    src, src_len = batch()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        state = model.encode(src, src_len)
+        tokens = torch.full((3, 1), BOS_ID)
+        finished = torch.tensor([False, True, False])
+        log_probs, _, _, weights = _next_candidates(model, tokens, state, finished, 2, [PAD_ID, BOS_ID])
+        decoded = decode(model, src, src_len, LIMITS, beam_size=beam, alpha=0.6)
+    assert log_probs.dtype == weights.dtype == torch.float32
+    check_well_formed(decoded, LIMITS.tolist())

@@ -63,6 +63,8 @@ def _next_candidates(model: Seq2Seq, tokens: Tensor, state, finished: Tensor, k:
     features, state, weights = model.decoder.step(tokens, state)  # (N, 1, H), ., (N, 1, S)
     open_rows = (~finished).nonzero()[:, 0]  # (n,)
     logits = model.decoder.output(features[open_rows, 0])  # (n, V)
+    # At least float32, also under bf16 autocast (validation on CUDA): scores are ranked and summed.
+    logits = logits.to(torch.promote_types(logits.dtype, torch.float32))
     # log-softmax of the top k only: logit - logsumexp, without writing an (n, V) result
     normalizer = torch.logsumexp(logits, dim=-1, keepdim=True)  # (n, 1)
     logits[:, banned] = float("-inf")
