@@ -309,3 +309,11 @@ def test_tying_all_embeddings_needs_a_joint_vocabulary(tmp_path, corpus_zip):
     with pytest.raises(ConfigError, match="train_seq2seq.model.tie_embeddings: 'all' needs one vocabulary"):
         train_seq2seq(tiny_params(model={"tie_embeddings": "all"}), MlflowParams(enabled=False), paths)
     assert not paths.out.exists()
+
+
+def test_bf16_mixed_precision_trains_with_gradient_clipping(paths):
+    # precision: auto is bf16-mixed on CUDA; Lightning refuses to clip gradients for an optimizer
+    # that unscales them itself (a fused Adam), so this failed on the first step on an H100.
+    params = tiny_params(trainer={"precision": "bf16-mixed", "max_epochs": 1}, optim={"grad_clip": 0.5})
+    metrics = train_seq2seq(params, MlflowParams(enabled=False), paths)
+    assert metrics["steps"] > 0 and metrics["train_loss"] > 0 and load_model(paths.out / "model.pt")
