@@ -97,7 +97,9 @@ def project_run(corpus: Path, epochs: int, work: Path) -> dict:
     from attention_lab.splits import TokenizeParams
 
     paths = prepare_data(corpus, TokenizeParams(max_pairs=600), work)
-    return train_and_count(with_overrides({}, (), epochs), paths, torch.device("cpu"), flop_batches=8)
+    # The device d2l's `try_gpu` picks, so that both loops train on the same one.
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return train_and_count(with_overrides({}, (), epochs), paths, device, flop_batches=8)
 
 
 def main() -> None:
@@ -114,7 +116,8 @@ def main() -> None:
             d2l = d2l_run(corpus, epochs, root / "d2l")
             second = project_run(corpus, epochs, root / "project2")
     project = max(first["tokens_per_s"], second["tokens_per_s"])
-    print(json.dumps({"machine": machine(torch.device("cpu")), "epochs": epochs,
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    print(json.dumps({"machine": machine(device), "epochs": epochs,
                       "d2l_0.17.6": d2l, "project_before_d2l": first, "project_after_d2l": second,
                       "project_over_d2l": round(project / d2l["tokens_per_s"], 2),
                       "slower_project_over_d2l": round(min(first["tokens_per_s"], second["tokens_per_s"])

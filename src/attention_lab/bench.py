@@ -148,22 +148,23 @@ def train_and_count(params: Seq2SeqParams, paths: TrainPaths, device: torch.devi
     data, [batches] = epoch_batches(paths, params, 1)
     model = Seq2Seq(params.model, len(data.tokenizer.src), len(data.tokenizer.tgt)).to(device).train()
     # Counted (and the ceiling's products timed) in the dtypes training ran in: bf16 under CUDA autocast.
-    mixed = device.type == "cuda" and resolve_precision(params.trainer.precision, params.trainer.accelerator) == "bf16-mixed"
+    precision = resolve_precision(params.trainer.precision, params.trainer.accelerator)
+    mixed = device.type == "cuda" and precision == "bf16-mixed"
     with torch.autocast(device.type, torch.bfloat16, enabled=mixed):
         flops, products = training_flops_per_token(model, batches[:flop_batches], params.optim.label_smoothing)
-    return {"epochs": metrics["epochs"], "steps": metrics["steps"], "tokens_per_s": metrics["tokens_per_s"],
+    return {"precision": precision, "epochs": metrics["epochs"], "steps": metrics["steps"], "tokens_per_s": metrics["tokens_per_s"],
             "train_seconds": metrics["train_seconds"], "final_train_loss": metrics["train_loss"],
             "parameters": metrics["parameters"], "flops_per_token": round(flops),
             "gflops": significant(metrics["tokens_per_s"] * flops / 1e9),
             "matmul_ceiling_gflops": significant(matmul_ceiling(products))}
 
 
-def reference_run(params: Seq2SeqParams, paths: TrainPaths, project_tokens_per_s: float) -> dict:
+def reference_run(params: Seq2SeqParams, paths: TrainPaths, device: torch.device, project_tokens_per_s: float) -> dict:
     """The seed model trained the textbook's way on the batches the project's run trained on."""
     data, epochs = epoch_batches(paths, params, params.trainer.max_epochs)
     torch.manual_seed(params.seed)
     model = TextbookSeq2Seq(params.model, len(data.tokenizer.src), len(data.tokenizer.tgt))
-    result = train_reference(model, epochs, params.optim.lr, max(pair_lengths(data.train_pairs)))
+    result = train_reference(model, epochs, params.optim.lr, max(pair_lengths(data.train_pairs)), device)
     return {**result, "project_over_reference": round(project_tokens_per_s / result["tokens_per_s"], 2)}
 
 
@@ -228,7 +229,7 @@ def run_benchmark(options: BenchOptions) -> dict:
         seed_paths = prepare_data(options.corpus, TokenizeParams(max_pairs=options.pairs), Path(tmp) / "seed")
         report["seed"] = train_and_count(seed, seed_paths, device, options.flop_batches)
         if options.reference:
-            report["reference"] = reference_run(seed, seed_paths, report["seed"]["tokens_per_s"])
+            report["reference"] = reference_run(seed, seed_paths, device, report["seed"]["tokens_per_s"])
         if options.splits and options.vocab:
             default_paths = sample_splits(Path(options.splits), Path(options.vocab), Path(tmp) / "default",
                                           options.default_pairs)

@@ -66,9 +66,11 @@ def masked_ce_loss(logits: Tensor, targets: Tensor) -> Tensor:
     return loss * (targets != PAD_ID)
 
 
-def train_reference(model: TextbookSeq2Seq, epochs: list[list[dict]], lr: float, length: int) -> dict:
+def train_reference(model: TextbookSeq2Seq, epochs: list[list[dict]], lr: float, length: int,
+                    device: torch.device = torch.device("cpu")) -> dict:
     """Train on `epochs` (the collated batches of each epoch, in order) with each batch padded to
-    `length`; tokens/s (non-padding target tokens) over the epochs after the first."""
+    `length`, on `device`; tokens/s (non-padding target tokens) over the epochs after the first."""
+    model.to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     model.train()
     seconds, tokens, final_loss = 0.0, 0, 0.0
@@ -77,15 +79,17 @@ def train_reference(model: TextbookSeq2Seq, epochs: list[list[dict]], lr: float,
         epoch_loss, epoch_tokens = 0.0, 0
         for batch in batches:
             optimizer.zero_grad()
-            src, tgt = pad_to(batch["src"], length), pad_to(batch["tgt_out"], length)
-            bos = torch.full((tgt.shape[0], 1), BOS_ID)
+            src, tgt = pad_to(batch["src"], length).to(device), pad_to(batch["tgt_out"], length).to(device)
+            bos = torch.full((tgt.shape[0], 1), BOS_ID, device=device)
             tgt_in = torch.cat([bos, tgt[:, :-1]], dim=1)  # teacher forcing, as d2l: <eos> fed too
-            loss = masked_ce_loss(model(src, batch["src_len"], tgt_in), tgt)
+            loss = masked_ce_loss(model(src, batch["src_len"].to(device), tgt_in), tgt)
             loss.mean(dim=1).sum().backward()  # d2l's reduction: per-sentence means, summed
             nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             optimizer.step()
             epoch_loss += float(loss.detach().sum())  # reported per token, as the project's loss
             epoch_tokens += batch["n_tokens"]
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
         if epoch:  # the first epoch warms up, as for the project's throughput
             seconds += time.perf_counter() - start
             tokens += epoch_tokens
