@@ -107,7 +107,10 @@ def main() -> None:
     epochs = int(sys.argv[2]) if len(sys.argv) > 2 else 100
     import torch
 
+    from attention_lab.allocator import keep_freed_memory
     from attention_lab.bench import machine
+
+    keep_freed_memory()  # as the project's training sets it: both loops run with the same allocator
 
     with tempfile.TemporaryDirectory(prefix="d2l-side-by-side-") as tmp:
         root = Path(tmp)

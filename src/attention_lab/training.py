@@ -20,6 +20,7 @@ from pytorch_lightning.utilities import rank_zero_only
 from pytorch_lightning.utilities.exceptions import MisconfigurationException
 
 from attention_lab import mlflow_run, tracking
+from attention_lab.allocator import keep_freed_memory
 from attention_lab.atomic import write_json
 from attention_lab.batching import TokenBatchSampler
 from attention_lab.callbacks import AtomicCheckpointIO, History, ScheduleCallback
@@ -168,6 +169,7 @@ def recorded_params(paths: TrainPaths, tokenizer: Tokenizer, params: Seq2SeqPara
 def train_seq2seq(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: TrainPaths) -> dict | None:
     """Train, export `model.pt` and write the reports; returns the metrics (None on ranks > 0)."""
     client = tracking.client() if mlflow.enabled else None  # unreachable: fails here, before any work
+    keep_freed_memory()
     pl.seed_everything(params.seed, workers=True, verbose=False)
     tokenizer = Tokenizer.load(paths.vocab / TOKENIZER_FILE)
     datamodule = TranslationDataModule(paths.data, tokenizer, params.data, params.seed)
