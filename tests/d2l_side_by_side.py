@@ -126,15 +126,11 @@ def d2l_run(corpus: Path, epochs: int, work: Path) -> dict:
             "epochs": epochs}
 
 
-def project_run(corpus: Path, epochs: int, work: Path) -> dict:
-    import torch
-
+def project_run(corpus: Path, epochs: int, work: Path, device) -> dict:
     from attention_lab.bench import prepare_data, train_and_count, with_overrides
     from attention_lab.splits import TokenizeParams
 
     paths = prepare_data(corpus, TokenizeParams(max_pairs=600), work)
-    # The device d2l's `try_gpu` picks, so that both loops train on the same one.
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     return train_and_count(with_overrides({}, (), epochs), paths, device, flop_batches=8)
 
 
@@ -147,15 +143,15 @@ def main() -> None:
     from attention_lab.bench import machine
 
     keep_freed_memory()  # as the project's training sets it: both loops run with the same allocator
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # what d2l's `try_gpu` picks
 
     with tempfile.TemporaryDirectory(prefix="d2l-side-by-side-") as tmp:
         root = Path(tmp)
         with contextlib.redirect_stdout(sys.stderr):
-            first = project_run(corpus, epochs, root / "project1")
+            first = project_run(corpus, epochs, root / "project1", device)
             d2l = d2l_run(corpus, epochs, root / "d2l")
-            second = project_run(corpus, epochs, root / "project2")
+            second = project_run(corpus, epochs, root / "project2", device)
     project = max(first["tokens_per_s"], second["tokens_per_s"])
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     print(json.dumps({"machine": machine(device), "epochs": epochs,
                       "d2l_0.17.6": d2l, "project_before_d2l": first, "project_after_d2l": second,
                       "project_over_d2l": round(project / d2l["tokens_per_s"], 2),

@@ -352,7 +352,6 @@ def test_length_penalty_and_limits():
     assert output_limits(torch.tensor([3, 40]), 2.0, cap=10).tolist() == [6, 10]
 
 
-
 @pytest.mark.parametrize("beam", [1, 3])
 def test_search_under_bf16_autocast_keeps_float32_log_probabilities(beam):
     # Validation decodes inside the training step's bf16 autocast on CUDA (precision: auto): the

@@ -152,14 +152,16 @@ def train_and_count(params: Seq2SeqParams, paths: TrainPaths, device: torch.devi
     mixed = device.type == "cuda" and precision == "bf16-mixed"
     with torch.autocast(device.type, torch.bfloat16, enabled=mixed):
         flops, products = training_flops_per_token(model, batches[:flop_batches], params.optim.label_smoothing)
-    return {"precision": precision, "epochs": metrics["epochs"], "steps": metrics["steps"], "tokens_per_s": metrics["tokens_per_s"],
-            "train_seconds": metrics["train_seconds"], "final_train_loss": metrics["train_loss"],
-            "parameters": metrics["parameters"], "flops_per_token": round(flops),
+    return {"precision": precision, "epochs": metrics["epochs"], "steps": metrics["steps"],
+            "tokens_per_s": metrics["tokens_per_s"], "train_seconds": metrics["train_seconds"],
+            "final_train_loss": metrics["train_loss"], "parameters": metrics["parameters"],
+            "flops_per_token": round(flops),
             "gflops": significant(metrics["tokens_per_s"] * flops / 1e9),
             "matmul_ceiling_gflops": significant(matmul_ceiling(products))}
 
 
-def reference_run(params: Seq2SeqParams, paths: TrainPaths, device: torch.device, project_tokens_per_s: float) -> dict:
+def reference_run(params: Seq2SeqParams, paths: TrainPaths, device: torch.device,
+                  project_tokens_per_s: float) -> dict:
     """The seed model trained the textbook's way on the batches the project's run trained on."""
     data, epochs = epoch_batches(paths, params, params.trainer.max_epochs)
     torch.manual_seed(params.seed)
