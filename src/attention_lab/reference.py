@@ -17,6 +17,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from attention_lab.attention import masked_softmax
+from attention_lab.flops import synchronize
 from attention_lab.model import ModelParams, xavier_init
 from attention_lab.vocab import BOS_ID, PAD_ID
 
@@ -88,8 +89,7 @@ def train_reference(model: TextbookSeq2Seq, epochs: list[list[dict]], lr: float,
             optimizer.step()
             epoch_loss += float(loss.detach().sum())  # reported per token, as the project's loss
             epoch_tokens += batch["n_tokens"]
-        if device.type == "cuda":
-            torch.cuda.synchronize(device)
+        synchronize(device)  # the epoch's queued kernels are training time too
         if epoch:  # the first epoch warms up, as for the project's throughput
             seconds += time.perf_counter() - start
             tokens += epoch_tokens
