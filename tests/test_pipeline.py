@@ -135,7 +135,7 @@ def test_exp_run_with_a_changed_param(repo):
     assert len(runs) == 2 and runs[1].data.tags.get("dvc_experiment") == "lr-high"
 
 
-def test_evaluate_only_experiments_never_retrain(repo):
+def test_evaluate_only_experiments_never_retrain(repo, tmp_path):
     """`--temp` and two queued experiments run in parallel restore the trained model from DVC's
     run cache: MLflow gains no training run, and `dvc exp show` lists all three with their BLEU."""
     root, env = repo
@@ -146,7 +146,12 @@ def test_evaluate_only_experiments_never_retrain(repo):
     assert "Running stage 'train_seq2seq'" not in temp.stdout, temp.stdout[-2000:]
     for name, change in (("greedy", "evaluate.search.beam_size=1"), ("long", "evaluate.search.length_penalty=1.0")):
         run(["dvc", "exp", "run", "--queue", "-n", name, "-S", change], root, env)
-    run(["dvc", "queue", "start", "-j", "2"], root, env)
+    # `queue start` leaves daemonized workers holding its stdout and stderr: read through pipes,
+    # the call lasts as long as they do, and a worker that hung in its own shutdown once held this
+    # test for the whole timeout after both experiments had succeeded. They write to a file instead.
+    with open(tmp_path / "queue-start.log", "w") as log:
+        subprocess.run(["dvc", "queue", "start", "-j", "2"], cwd=root, env=env, stdout=log,
+                       stderr=subprocess.STDOUT, check=True, timeout=120)
     deadline = time.time() + 600
     while time.time() < deadline:
         status = run(["dvc", "queue", "status"], root, env).stdout
