@@ -30,11 +30,11 @@ test: setup
 bench: setup
 	$(BIN)/attention-lab bench --reference
 
-# d2l 0.17.6's own training loop against the project's, one process (tests/d2l_side_by_side.py).
+# d2l 0.17.6's own training loop against the project's, one process (src/attention_lab/bench/d2l_side_by_side.py).
 # d2l is installed without its pinned dependencies, which would replace this project's.
 bench-d2l: setup
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps d2l==0.17.6
-	$(BIN)/python tests/d2l_side_by_side.py $(or $(CORPUS_ZIP),data/fra-eng.zip)
+	$(BIN)/python -m attention_lab.bench.d2l_side_by_side $(or $(CORPUS_ZIP),data/fra-eng.zip)
 
 clean:
 	rm -rf $(VENV)

@@ -5,14 +5,15 @@ and are also kept in a child run of it named after the DVC experiment (`mlflow_r
 the metrics are linked to the logged model and to the test split, so the UI's model page lists them.
 """
 
-from attention_lab import mlflow_run, tracking
 from attention_lab.atomic import atomic_path, write_json
 from attention_lab.config import flatten, load_section, to_dict
+from attention_lab.data.splits import load_split
 from attention_lab.errors import run_main
-from attention_lab.evaluation import EvaluateParams, score_test_split
-from attention_lab.splits import load_split
+from attention_lab.evaluation.report import EvaluateParams, score_test_split
+from attention_lab.inference.translator import Translator
 from attention_lab.stage import stage_args
-from attention_lab.translator import Translator
+from attention_lab.tracking import run as mlflow_run
+from attention_lab.tracking import store as tracking
 
 
 def main() -> None:

@@ -3,14 +3,15 @@
 MLflow: the PNGs join the training run and a child run of it (`mlflow_run.child_run`).
 """
 
-from attention_lab import mlflow_run, tracking
 from attention_lab.atomic import atomic_dir
 from attention_lab.config import flatten, load_section, to_dict
 from attention_lab.errors import run_main
-from attention_lab.heatmaps import HeatmapParams, attention_figures
+from attention_lab.evaluation.heatmaps import HeatmapParams, attention_figures
+from attention_lab.inference.translator import Translator
 from attention_lab.plotting import save_figure
 from attention_lab.stage import stage_args
-from attention_lab.translator import Translator
+from attention_lab.tracking import run as mlflow_run
+from attention_lab.tracking import store as tracking
 
 
 def main() -> None:

@@ -2,13 +2,13 @@
 
 from attention_lab.atomic import write_json
 from attention_lab.config import load_section
-from attention_lab.errors import run_main
-from attention_lab.splits import (
+from attention_lab.data.splits import (
     CorpusParams,
     TokenizeParams,
     save_splits,
     tokenize_corpus,
 )
+from attention_lab.errors import run_main
 from attention_lab.stage import stage_args
 
 

@@ -6,13 +6,13 @@ import warnings
 from attention_lab.atomic import write_json
 from attention_lab.config import flatten, load_section, to_dict
 from attention_lab.errors import run_main
-from attention_lab.mlflow_run import Run
 from attention_lab.nw.data import NWParams
 from attention_lab.nw.experiment import run_experiment, save_models
 from attention_lab.nw.figures import figures
 from attention_lab.plotting import save_figure
 from attention_lab.stage import stage_args
-from attention_lab.tracking import MlflowParams
+from attention_lab.tracking.run import Run
+from attention_lab.tracking.store import MlflowParams
 
 
 def main() -> None:

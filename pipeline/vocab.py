@@ -2,11 +2,11 @@
 
 from attention_lab.atomic import write_json
 from attention_lab.config import load_section
+from attention_lab.data.splits import SPLITS, load_split
+from attention_lab.data.tokenizer import TOKENIZER_FILE, VocabParams
+from attention_lab.data.tokenizer_training import build_tokenizer
 from attention_lab.errors import run_main
-from attention_lab.splits import SPLITS, load_split
 from attention_lab.stage import stage_args
-from attention_lab.tokenizer import TOKENIZER_FILE, VocabParams
-from attention_lab.tokenizer_training import build_tokenizer
 
 
 def main() -> None:

@@ -47,12 +47,12 @@ def trained_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small model trained on the synthetic corpus (a few seconds), shared by the tests."""
     from corpus_factory import write_zip
 
-    from attention_lab.bench import prepare_data
     from attention_lab.config import from_mapping
-    from attention_lab.splits import TokenizeParams
-    from attention_lab.tokenizer import VocabParams
-    from attention_lab.tracking import MlflowParams
-    from attention_lab.training import Seq2SeqParams, train_seq2seq
+    from attention_lab.data.splits import TokenizeParams
+    from attention_lab.data.tokenizer import VocabParams
+    from attention_lab.tracking.store import MlflowParams
+    from attention_lab.training.paths import prepare_data
+    from attention_lab.training.run import Seq2SeqParams, train_seq2seq
 
     root = tmp_path_factory.mktemp("trained")
     paths = prepare_data(write_zip(root / "fra-eng.zip"), TokenizeParams(valid_fraction=0.1, test_fraction=0.1),
@@ -67,12 +67,12 @@ def word_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny word-mode model (d2l's vocabulary: names occur once, so they are <unk>)."""
     from corpus_factory import write_zip
 
-    from attention_lab.bench import prepare_data
     from attention_lab.config import from_mapping
-    from attention_lab.splits import TokenizeParams
-    from attention_lab.tokenizer import VocabParams
-    from attention_lab.tracking import MlflowParams
-    from attention_lab.training import Seq2SeqParams, train_seq2seq
+    from attention_lab.data.splits import TokenizeParams
+    from attention_lab.data.tokenizer import VocabParams
+    from attention_lab.tracking.store import MlflowParams
+    from attention_lab.training.paths import prepare_data
+    from attention_lab.training.run import Seq2SeqParams, train_seq2seq
 
     root = tmp_path_factory.mktemp("word-model")
     paths = prepare_data(write_zip(root / "fra-eng.zip"), TokenizeParams(valid_fraction=0.1, test_fraction=0.1),

@@ -3,13 +3,13 @@ import sys
 
 import pytest
 
-from attention_lab.allocator import keep_freed_memory
+from attention_lab.training.allocator import keep_freed_memory
 
 # glibc's own accounting (mallinfo2) around activations of the default model's size: where a block
 # comes from (mmap or the heap), and whether the heap keeps the memory once it is freed.
 MALLINFO = """
 import ctypes, sys, torch
-from attention_lab.allocator import keep_freed_memory
+from attention_lab.training.allocator import keep_freed_memory
 
 class Mallinfo2(ctypes.Structure):
     _fields_ = [(name, ctypes.c_size_t) for name in (

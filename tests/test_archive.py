@@ -1,4 +1,4 @@
-"""Tests for safe corpus-archive reading (attention_lab.archive).
+"""Tests for safe corpus-archive reading (attention_lab.data.archive).
 
 Each refusal asserts its own message, so a check that stops working cannot hide behind another
 check that happens to refuse the same archive for a different reason. Archives are built here,
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from attention_lab.archive import CorpusError, read_corpus, verify_sha256
+from attention_lab.data.archive import CorpusError, read_corpus, verify_sha256
 
 CAP = 4000  # bytes; small, so a "bomb" is a few KB
 TEXT = "".join(f"line {i}\tligne {i}\n" for i in range(150)).encode()  # ~2.7 KB, under CAP

@@ -1,4 +1,4 @@
-"""Tests for the attention scorers and masked softmax (attention_lab.attention).
+"""Tests for the attention scorers and masked softmax (attention_lab.model.attention).
 
 Sizes are deliberately unequal (B=3, Q=5, K=7, feature sizes 6/4/3) so that a transposed or
 broadcast-by-accident axis changes a shape or a value instead of passing silently.
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attention_lab.attention import KINDS, key_mask, make_attention, masked_softmax
+from attention_lab.model.attention import KINDS, key_mask, make_attention, masked_softmax
 
 B, Q, K = 3, 5, 7
 DQ, DK, DV = 6, 4, 3  # dot and scaled_dot use DQ for keys too

@@ -5,14 +5,14 @@ import numpy as np
 import pytest
 import torch
 
-from attention_lab.batching import (
+from attention_lab.data.batching import (
     TokenBatchSampler,
     budget_batches,
     collate_pairs,
     pad,
     split_evenly,
 )
-from attention_lab.vocab import BOS_ID, EOS_ID, PAD_ID
+from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID
 
 torch.set_num_threads(1)
 

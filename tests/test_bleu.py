@@ -1,4 +1,4 @@
-"""Tests for BLEU (attention_lab.bleu).
+"""Tests for BLEU (attention_lab.evaluation.bleu).
 
 Expected values are worked out by hand in the tests, from the formulas (d2l §10.7 for `d2l_bleu`,
 Papineni et al. 2002 as sacrebleu computes it for corpus BLEU), with the n-gram counts written out
@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from attention_lab.bleu import (
+from attention_lab.evaluation.bleu import (
     bleu_from_statistics,
     bleu_statistics,
     corpus_scores,

@@ -14,8 +14,8 @@ import torch
 from conftest import REPO
 
 from attention_lab.cli import main
-from attention_lab.model import ModelParams
-from attention_lab.translator import SearchParams, Translator
+from attention_lab.inference.translator import SearchParams, Translator
+from attention_lab.model.seq2seq import ModelParams
 
 torch.set_num_threads(1)
 

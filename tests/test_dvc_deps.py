@@ -79,15 +79,29 @@ def test_stage_lists_exactly_the_code_it_imports(name):
 def test_the_walk_follows_indirect_and_package_imports():
     # train_seq2seq reaches the tokenizer and the translator only through other modules.
     code = {str(p.relative_to(REPO)) for p in code_of(REPO / "pipeline/train_seq2seq.py")}
-    assert {"src/attention_lab/tokenizer.py", "src/attention_lab/translator.py",
+    assert {"src/attention_lab/data/tokenizer.py", "src/attention_lab/inference/translator.py",
             "src/attention_lab/__init__.py", "pipeline/train_seq2seq.py"} <= code
     nw = {str(p.relative_to(REPO)) for p in code_of(REPO / "pipeline/train_nw.py")}
-    assert "src/attention_lab/nw/__init__.py" in nw and "src/attention_lab/tokenizer.py" not in nw
+    assert "src/attention_lab/nw/__init__.py" in nw and "src/attention_lab/data/tokenizer.py" not in nw
 
 
-if __name__ == "__main__":  # `python tests/test_dvc_deps.py`: each stage's code deps, to paste into dvc.yaml
-    for stage_name, stage in stages().items():
-        module = re.search(r"python -m (pipeline\.\w+)", stage["cmd"]).group(1)
-        print(f"{stage_name}:")
-        for path in sorted(str(p.relative_to(REPO)) for p in code_of(REPO / (module.replace(".", "/") + ".py"))):
-            print(f"    - {path}")
+def rewrite_code_deps(text: str) -> str:
+    """dvc.yaml's text with each stage's `.py` deps replaced by the ones its imports reach (the
+    other deps, comments and order kept)."""
+    out, stage_name = [], None
+    for line in text.splitlines():
+        match = re.match(r"^  (\w+):$", line)
+        if match:
+            stage_name = match.group(1)
+        if stage_name and re.match(r"^    - (pipeline|src)/.*\.py$", line):
+            continue
+        out.append(line)
+        if stage_name and line == "    deps:":
+            module = re.search(r"python -m (pipeline\.\w+)", stages()[stage_name]["cmd"]).group(1)
+            code = sorted(str(p.relative_to(REPO)) for p in code_of(REPO / (module.replace(".", "/") + ".py")))
+            out.extend(f"    - {path}" for path in code)
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":  # `python tests/test_dvc_deps.py`: rewrite dvc.yaml's code deps from the imports
+    (REPO / "dvc.yaml").write_text(rewrite_code_deps((REPO / "dvc.yaml").read_text()))

@@ -5,9 +5,9 @@ import math
 import pytest
 import torch
 
-from attention_lab.batching import collate_pairs
-from attention_lab.flops import CountedProducts, Layout, matmul_ceiling, training_flops_per_token
-from attention_lab.model import ModelParams, Seq2Seq
+from attention_lab.bench.flops import CountedProducts, Layout, matmul_ceiling, training_flops_per_token
+from attention_lab.data.batching import collate_pairs
+from attention_lab.model.seq2seq import ModelParams, Seq2Seq
 
 
 def batches():

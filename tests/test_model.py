@@ -3,11 +3,11 @@ import itertools
 import pytest
 import torch
 
-from attention_lab.model import ModelParams, Seq2Seq
-from attention_lab.model_file import load_model, save_model
-from attention_lab.tokenizer import Tokenizer, VocabParams, WordCodec
-from attention_lab.training_module import token_loss
-from attention_lab.vocab import PAD_ID, RESERVED, Vocab
+from attention_lab.data.special_tokens import PAD_ID, RESERVED, Vocab
+from attention_lab.data.tokenizer import Tokenizer, VocabParams, WordCodec
+from attention_lab.inference.model_file import load_model, save_model
+from attention_lab.model.loss import token_loss
+from attention_lab.model.seq2seq import ModelParams, Seq2Seq
 
 SRC_V, TGT_V = 11, 13
 COMBOS = [(d, a, r, b) for d, a, r, b in itertools.product(

@@ -16,8 +16,11 @@ import pytest
 import yaml
 from servers import post, serving
 
-from attention_lab import cli, mlflow_run, registry, tracking
-from attention_lab.translator import SearchParams, Translator
+from attention_lab import cli
+from attention_lab.inference.translator import SearchParams, Translator
+from attention_lab.tracking import registry
+from attention_lab.tracking import run as mlflow_run
+from attention_lab.tracking import store as tracking
 
 SENTENCES = ["I see the cat.", "We like the book."]
 
@@ -65,7 +68,7 @@ def test_the_logged_model_records_its_run_corpus_signature_and_files(store, logg
     assert {p["name"]: p["default"] for p in json.loads(mlmodel["signature"]["params"])} == \
         {k: v for k, v in dataclasses.asdict(SearchParams()).items() if k != "batch_size"}
     assert (local / "artifacts" / "model.pt").read_bytes() == (trained_model / "model.pt").read_bytes()
-    assert (local / "code" / "attention_lab" / "translator.py").is_file()  # the code travels with the model
+    assert (local / "code" / "attention_lab" / "inference" / "translator.py").is_file()  # the code travels with the model
     assert json.loads((local / "input_example.json").read_text()) == \
         {"columns": ["text"], "data": [[s] for s in registry.INPUT_EXAMPLE]}
     assert any(line.startswith("torch==") for line in (local / "requirements.txt").read_text().splitlines())

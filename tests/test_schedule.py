@@ -10,14 +10,14 @@ import torch
 from conftest import TINY_TRAINING, TINY_VOCAB
 from corpus_factory import write_zip
 
-from attention_lab import training
-from attention_lab.bench import prepare_data
 from attention_lab.config import from_mapping
-from attention_lab.schedule import LinearSchedule
-from attention_lab.splits import TokenizeParams
-from attention_lab.tokenizer import VocabParams
-from attention_lab.tracking import MlflowParams
-from attention_lab.training import Seq2SeqParams, train_seq2seq
+from attention_lab.data.splits import TokenizeParams
+from attention_lab.data.tokenizer import VocabParams
+from attention_lab.tracking.store import MlflowParams
+from attention_lab.training import run as training
+from attention_lab.training.paths import prepare_data
+from attention_lab.training.run import Seq2SeqParams, train_seq2seq
+from attention_lab.training.schedule import LinearSchedule
 
 torch.set_num_threads(1)
 

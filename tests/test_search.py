@@ -1,4 +1,4 @@
-"""Tests for greedy and beam search (attention_lab.search).
+"""Tests for greedy and beam search (attention_lab.inference.search).
 
 Search results are checked against an independent path: every output sequence the search could
 produce is enumerated here and scored by teacher forcing (`model(src, src_len, tgt_in)` on one
@@ -13,8 +13,8 @@ import itertools
 import pytest
 import torch
 
-from attention_lab.model import ModelParams, Seq2Seq
-from attention_lab.search import (
+from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+from attention_lab.inference.search import (
     _next_candidates,
     beam_search,
     decode,
@@ -23,7 +23,7 @@ from attention_lab.search import (
     length_penalty,
     output_limits,
 )
-from attention_lab.vocab import BOS_ID, EOS_ID, PAD_ID, UNK_ID
+from attention_lab.model.seq2seq import ModelParams, Seq2Seq
 
 SRC_V, TGT_V = 9, 6  # target ids: <pad> <bos> <eos> <unk> and the words 4, 5
 WORDS = (4, 5)

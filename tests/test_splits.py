@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 from corpus_factory import corpus_text, pairs, write_zip
 
-from attention_lab.archive import CorpusError
-from attention_lab.splits import (
+from attention_lab.data.archive import CorpusError
+from attention_lab.data.cleaning import normalize_words
+from attention_lab.data.splits import (
     SPLITS,
     CorpusParams,
     TokenizeParams,
@@ -23,7 +24,6 @@ from attention_lab.splits import (
     split_by_source,
     tokenize_corpus,
 )
-from attention_lab.text import normalize_words
 
 
 def parse(data: bytes, **params):

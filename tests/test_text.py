@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attention_lab.text import clean, detokenize_words, normalize_words
+from attention_lab.data.cleaning import clean, detokenize_words, normalize_words
 
 
 @pytest.mark.parametrize("raw, expected", [

@@ -10,14 +10,14 @@ import torch
 from conftest import REPO
 
 from attention_lab.cli import main
-from attention_lab.datamodule import DataParams, TranslationDataModule, bleu_sample
-from attention_lab.evaluation import EvaluateParams, score_test_split
-from attention_lab.model_file import load_model
-from attention_lab.splits import load_split, references
-from attention_lab.text import clean
-from attention_lab.tokenizer import TOKENIZER_FILE, Tokenizer
-from attention_lab.training_module import OptimParams, Seq2SeqModule
-from attention_lab.translator import SearchParams, Translator
+from attention_lab.data.cleaning import clean
+from attention_lab.data.splits import load_split, references
+from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer
+from attention_lab.evaluation.report import EvaluateParams, score_test_split
+from attention_lab.inference.model_file import load_model
+from attention_lab.inference.translator import SearchParams, Translator
+from attention_lab.training.datamodule import DataParams, TranslationDataModule, bleu_sample
+from attention_lab.training.module import OptimParams, Seq2SeqModule
 
 torch.set_num_threads(1)
 
@@ -87,8 +87,8 @@ def test_validation_bleu_sample_is_seeded_and_spans_every_length():
 
 
 def test_datamodule_needs_a_valid_split(tmp_path, stages):
-    from attention_lab.archive import CorpusError
-    from attention_lab.splits import TokenizeParams, save_splits
+    from attention_lab.data.archive import CorpusError
+    from attention_lab.data.splits import TokenizeParams, save_splits
 
     train = load_split(stages["data"], "train")
     save_splits(tmp_path, {"train": train, "valid": train.head(0), "test": train.head(0)}, TokenizeParams())
@@ -159,7 +159,7 @@ def run_python(*args: str) -> subprocess.CompletedProcess:
 def test_translating_imports_nothing_of_the_training_stack(stages):
     code = (
         "import sys\n"
-        "from attention_lab.translator import Translator\n"
+        "from attention_lab.inference.translator import Translator\n"
         f"translator = Translator.load({str(stages['model'])!r}, 'cpu')\n"
         "print(translator.translate(['Go.', 'She takes the car.'])[1].text)\n"
         f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({TRAINING_STACK!r})))\n"

@@ -12,12 +12,12 @@ from conftest import TINY_VOCAB
 from corpus_factory import NAMES, pairs
 
 from attention_lab.config import ConfigError, from_mapping, to_dict
+from attention_lab.data.cleaning import clean, normalize_words
+from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID, RESERVED, UNK, UNK_ID, Vocab
+from attention_lab.data.splits import split_by_source
+from attention_lab.data.tokenizer import SubwordParams, Tokenizer, VocabParams, WordParams
+from attention_lab.data.tokenizer_training import build_tokenizer, train_subword
 from attention_lab.errors import UserError
-from attention_lab.splits import split_by_source
-from attention_lab.text import clean, normalize_words
-from attention_lab.tokenizer import SubwordParams, Tokenizer, VocabParams, WordParams
-from attention_lab.tokenizer_training import build_tokenizer, train_subword
-from attention_lab.vocab import BOS_ID, EOS_ID, PAD_ID, RESERVED, UNK, UNK_ID, Vocab
 
 torch.set_num_threads(1)
 

@@ -16,7 +16,9 @@ from mlflow import MlflowClient
 from mlflow.entities import ViewType
 from servers import serving
 
-from attention_lab import mlflow_run, registry, tracking
+from attention_lab.tracking import registry
+from attention_lab.tracking import run as mlflow_run
+from attention_lab.tracking import store as tracking
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +153,7 @@ def test_with_a_tracking_server_every_artifact_lands_in_its_store(tracking_serve
     experiment = client.get_experiment_by_name("shared")
     assert experiment.artifact_location.startswith("mlflow-artifacts:")  # the server chose
     stored = {p.name: p for p in store.rglob("*") if p.is_file()}
-    assert {"metrics.json", "model.pt", "MLmodel", "mlflow_model.py", "translations.json"} <= set(stored)
+    assert {"metrics.json", "model.pt", "MLmodel", "served_model.py", "translations.json"} <= set(stored)
     assert stored["model.pt"].read_bytes() == (trained_model / "model.pt").read_bytes()
     assert model_id in str(stored["MLmodel"])
     assert [p for p in client_dir.rglob("*")] == []  # nothing in the client's working directory
@@ -161,7 +163,8 @@ RACER = textwrap.dedent("""
     import os, sys, time
     from pathlib import Path
     import mlflow, mlflow.store.tracking.sqlalchemy_store  # imported before the start: no head start
-    from attention_lab import mlflow_run, tracking
+    from attention_lab.tracking import run as mlflow_run
+    from attention_lab.tracking import store as tracking
     ready, count = Path(sys.argv[1]), int(sys.argv[2])
     (ready / str(os.getpid())).touch()
     while len(list(ready.iterdir())) < count:  # all start together, once every one is ready

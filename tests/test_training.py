@@ -11,16 +11,16 @@ import torch
 from conftest import REPO, TINY_VOCAB
 from mlflow import MlflowClient
 
-from attention_lab import training_module
-from attention_lab.bench import prepare_data
 from attention_lab.config import ConfigError, from_mapping
-from attention_lab.model_file import load_model
-from attention_lab.resume import fingerprint
-from attention_lab.splits import TokenizeParams
-from attention_lab.tokenizer import VocabParams
-from attention_lab.tracking import MlflowParams, TrackingError, redact
-from attention_lab.training import Seq2SeqParams, TrainPaths, train_seq2seq
-from attention_lab.training_module import DivergedError
+from attention_lab.data.splits import TokenizeParams
+from attention_lab.data.tokenizer import VocabParams
+from attention_lab.inference.model_file import load_model
+from attention_lab.tracking.store import MlflowParams, TrackingError, redact
+from attention_lab.training import module as training_module
+from attention_lab.training.module import DivergedError
+from attention_lab.training.paths import TrainPaths, prepare_data
+from attention_lab.training.resume import fingerprint
+from attention_lab.training.run import Seq2SeqParams, train_seq2seq
 
 TINY = {"data": {"batch_size": 16, "batch_tokens": 300, "val_bleu_size": 12},
         "model": {"embed_size": 16, "hidden_size": 16, "num_layers": 1, "dropout": 0.0},
@@ -152,7 +152,7 @@ def test_a_code_change_starts_fresh(paths, monkeypatch, tmp_path):
     params = tiny_params(trainer={"max_epochs": 3})
     with pytest.raises(Interrupt):
         train_with(paths, params, [InterruptAt(epoch=2, batch=1)], monkeypatch)
-    monkeypatch.setattr("attention_lab.training.fingerprint", lambda *args: "other code")
+    monkeypatch.setattr("attention_lab.training.run.fingerprint", lambda *args: "other code")
     counter = StepCounter()
     train_with(paths, params, [counter], monkeypatch)
     assert [row["epoch"] for row in history(paths)] == ["1", "2", "3"]
@@ -251,9 +251,9 @@ VALIDATE = """
 import json, sys
 import pytorch_lightning as pl
 import torch
-from attention_lab.datamodule import DataParams, TranslationDataModule
-from attention_lab.model_file import load_model
-from attention_lab.training_module import OptimParams, Seq2SeqModule
+from attention_lab.training.datamodule import DataParams, TranslationDataModule
+from attention_lab.inference.model_file import load_model
+from attention_lab.training.module import OptimParams, Seq2SeqModule
 torch.set_num_threads(1)
 model_dir, data_dir, devices, out = sys.argv[1:]
 loaded = load_model(model_dir)

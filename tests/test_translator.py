@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from attention_lab.translator import SearchParams, Translator, replace_unknown
-from attention_lab.vocab import EOS, EOS_ID, UNK, UNK_ID
+from attention_lab.data.special_tokens import EOS, EOS_ID, UNK, UNK_ID
+from attention_lab.inference.translator import SearchParams, Translator, replace_unknown
 
 torch.set_num_threads(1)
 

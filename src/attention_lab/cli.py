@@ -51,8 +51,8 @@ def translate(args: argparse.Namespace) -> None:
 
     from attention_lab.atomic import write_text
     from attention_lab.config import from_mapping
-    from attention_lab.translator import SearchParams, Translator
-    from attention_lab.vocab import UNK
+    from attention_lab.data.special_tokens import UNK
+    from attention_lab.inference.translator import SearchParams, Translator
 
     lines = read_sentences(args)
     if args.device == "cuda" and not torch.cuda.is_available():
@@ -75,7 +75,7 @@ def translate(args: argparse.Namespace) -> None:
     else:
         sys.stdout.write(text)
     if args.heatmap:
-        from attention_lab.heatmaps import panel
+        from attention_lab.evaluation.heatmaps import panel
         from attention_lab.plotting import heatmap_grid, save_figure
 
         figure = heatmap_grid([panel(r, r.source) for r in results], ncols=min(len(results), 3),
@@ -84,14 +84,14 @@ def translate(args: argparse.Namespace) -> None:
 
 
 def promote(args: argparse.Namespace) -> None:
-    from attention_lab.registry import promote as promote_run
-    from attention_lab.registry import recorded_run
+    from attention_lab.tracking.registry import promote as promote_run
+    from attention_lab.tracking.registry import recorded_run
 
     print(promote_run(args.run_id or recorded_run(Path(args.model_dir)), args.metric))
 
 
 def bench(args: argparse.Namespace) -> None:
-    from attention_lab.bench import BenchOptions, run_benchmark
+    from attention_lab.bench.report import BenchOptions, run_benchmark
 
     pipeline = Path(args.splits).is_dir() and Path(args.vocab).is_dir()
     report = run_benchmark(BenchOptions(

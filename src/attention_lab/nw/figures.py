@@ -9,7 +9,7 @@ from matplotlib.ticker import MaxNLocator
 from torch import Tensor
 
 from attention_lab import plotting
-from attention_lab.attention import make_attention
+from attention_lab.model.attention import make_attention
 from attention_lab.nw.estimators import bandwidth_grid
 from attention_lab.nw.experiment import Experiment
 

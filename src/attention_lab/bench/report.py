@@ -1,0 +1,249 @@
+"""`attention-lab bench`: speed as ratios measured in one process, never as lone numbers.
+
+In one run, on one machine, it measures:
+- training throughput (d2l's target tokens/s: non-padding target tokens per second of training,
+  validation excluded, epochs after the first) of d2l's seed configuration and of the default
+  model (params.yaml), both through the real `train_seq2seq` stage function;
+- the machine's matrix-multiply peak (fp32; bf16 too on CUDA), before and after training, and the
+  fraction of it each training reaches, with FLOPs counted by PyTorch (`flops.py`);
+- each model's ceiling: the rate of its own matrix products timed alone (`flops.matmul_ceiling`),
+  as a fraction of the peak, and the fraction of that ceiling training reaches;
+- with `reference`: the seed model trained the textbook's way (`reference.py`) on the same batches
+  for the same epochs, and the project/reference ratio;
+- decoding throughput, batched against one sentence at a time, greedy and beam;
+- the start-up time of `attention-lab translate "Go."` in a fresh process, against `import torch`,
+  and whether it imported the training stack.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import torch
+import yaml
+
+from attention_lab.bench.flops import matmul_ceiling, matmul_peak, training_flops_per_token
+from attention_lab.bench.textbook import TextbookSeq2Seq, train_reference
+from attention_lab.config import ConfigError, from_mapping, read_params, to_dict
+from attention_lab.data.splits import (
+    TokenizeParams,
+    load_split,
+    references,
+    save_splits,
+)
+from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer, VocabParams
+from attention_lab.inference.translator import SearchParams, Translator
+from attention_lab.model.seq2seq import Seq2Seq
+from attention_lab.tracking.store import MlflowParams
+from attention_lab.training.datamodule import TranslationDataModule, pair_lengths
+from attention_lab.training.paths import TrainPaths, prepare_data
+from attention_lab.training.run import Seq2SeqParams, resolve_precision, train_seq2seq
+
+TRAINING_STACK = ("pytorch_lightning", "lightning", "mlflow", "dvc")
+
+
+@dataclass(frozen=True)
+class BenchOptions:
+    corpus: str
+    pairs: int  # first corpus pairs for the seed configuration (d2l: 600)
+    epochs: int  # seed configuration epochs (the first one warms up)
+    params: str  # params.yaml whose train_seq2seq and vocab sections are the default model
+    overrides: tuple[str, ...] = ()  # "key=value" for the default model's train_seq2seq
+    default_pairs: int = 20000
+    default_epochs: int = 2
+    splits: str | None = None  # the pipeline's tokenized splits to sample the default model's pairs from
+    vocab: str | None = None  # with `splits`: the pipeline's tokenizer
+    reference: bool = False
+    flop_batches: int = 8  # training batches whose FLOPs are counted
+    model: str | None = None  # decode with this model instead of the benchmark's own
+    data: str | None = None  # tokenized splits for --model
+    beam_size: int = 8
+    decode_sentences: int | None = 500
+    one_by_one: int = 100
+
+
+def with_overrides(section: dict, overrides: tuple[str, ...], epochs: int) -> Seq2SeqParams:
+    """train_seq2seq params from a section plus "a.b=value" overrides, run for `epochs` (no
+    budget, no early stop, no progress bar)."""
+    section = json.loads(json.dumps(section))
+    for item in overrides:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--set {item!r}: expected KEY=VALUE")
+        *parents, leaf = key.split(".")
+        node = section
+        for name in parents:
+            node = node.setdefault(name, {})
+        node[leaf] = yaml.safe_load(value)
+    params = from_mapping(Seq2SeqParams, section, "train_seq2seq")
+    return replace(params, trainer=replace(params.trainer, max_epochs=epochs, progress_bar=False,
+                                           budget_minutes=None, early_stopping_patience=None))
+
+
+def significant(value: float, digits: int = 4) -> float:
+    """Rounded to `digits` significant digits: a tiny model's fraction of a large peak stays non-zero."""
+    return float(f"{value:.{digits}g}")
+
+
+def machine(device: torch.device) -> dict:
+    cpu = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError):
+        cpu = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                   if line.startswith("model name"))
+    return {"cpu": cpu, "cpu_cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
+            "torch": torch.__version__, "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"}
+
+
+def sample_splits(splits: Path, vocab: Path, root: Path, pairs: int, seed: int = 0) -> TrainPaths:
+    """A seeded random sample of the pipeline's splits (`pairs` training pairs, a tenth as many
+    valid and test pairs) with its tokenizer: the sentence lengths the default model trains on,
+    where the corpus's first lines are its shortest sentences."""
+    frames = {}
+    for name, count in (("train", pairs), ("valid", max(1, pairs // 10)), ("test", max(1, pairs // 10))):
+        frame = load_split(splits, name)
+        frames[name] = frame.sample(n=min(count, len(frame)), random_state=seed)
+    save_splits(root / "data", frames, TokenizeParams())
+    return TrainPaths(root / "data", vocab, root / "model", root / "reports")
+
+
+def epoch_batches(paths: TrainPaths, params: Seq2SeqParams, epochs: int) -> tuple[TranslationDataModule, list[list[dict]]]:
+    """The stage's DataModule and the collated training batches it deals in each epoch."""
+    data = TranslationDataModule(paths.data, Tokenizer.load(paths.vocab / TOKENIZER_FILE), params.data, params.seed)
+    data.setup()
+    loader = data.train_dataloader()
+    batches = []
+    for epoch in range(epochs):
+        loader.batch_sampler.set_epoch(epoch)
+        batches.append(list(loader))
+    return data, batches
+
+
+def train_and_count(params: Seq2SeqParams, paths: TrainPaths, device: torch.device, flop_batches: int) -> dict:
+    """Train through the stage function; count the FLOPs per target token of its model on the
+    first training batches."""
+    with contextlib.redirect_stdout(sys.stderr):  # stdout carries the JSON report alone
+        metrics = train_seq2seq(params, MlflowParams(enabled=False), paths)
+    data, [batches] = epoch_batches(paths, params, 1)
+    model = Seq2Seq(params.model, len(data.tokenizer.src), len(data.tokenizer.tgt)).to(device).train()
+    # Counted (and the ceiling's products timed) in the dtypes training ran in: bf16 under CUDA autocast.
+    precision = resolve_precision(params.trainer.precision, params.trainer.accelerator)
+    mixed = device.type == "cuda" and precision == "bf16-mixed"
+    with torch.autocast(device.type, torch.bfloat16, enabled=mixed):
+        flops, products = training_flops_per_token(model, batches[:flop_batches], params.optim.label_smoothing)
+    return {"precision": precision, "epochs": metrics["epochs"], "steps": metrics["steps"],
+            "tokens_per_s": metrics["tokens_per_s"], "train_seconds": metrics["train_seconds"],
+            "final_train_loss": metrics["train_loss"], "parameters": metrics["parameters"],
+            "flops_per_token": round(flops),
+            "gflops": significant(metrics["tokens_per_s"] * flops / 1e9),
+            "matmul_ceiling_gflops": significant(matmul_ceiling(products))}
+
+
+def reference_run(params: Seq2SeqParams, paths: TrainPaths, device: torch.device,
+                  project_tokens_per_s: float) -> dict:
+    """The seed model trained the textbook's way on the batches the project's run trained on."""
+    data, epochs = epoch_batches(paths, params, params.trainer.max_epochs)
+    torch.manual_seed(params.seed)
+    model = TextbookSeq2Seq(params.model, len(data.tokenizer.src), len(data.tokenizer.tgt))
+    result = train_reference(model, epochs, params.optim.lr, max(pair_lengths(data.train_pairs)), device)
+    return {**result, "project_over_reference": round(project_tokens_per_s / result["tokens_per_s"], 2)}
+
+
+def decoding_speed(translator: Translator, sources: list[str], beam_size: int, one_by_one: int) -> dict:
+    results = {}
+    for name, beam in (("greedy", 1), ("beam", beam_size)):
+        search = SearchParams(beam_size=beam)
+        start = time.perf_counter()
+        translator.translate(sources, search)
+        batched = len(sources) / (time.perf_counter() - start)
+        subset = sources[:one_by_one]
+        start = time.perf_counter()
+        for sentence in subset:
+            translator.translate([sentence], search)
+        single = len(subset) / (time.perf_counter() - start)
+        results[name] = {"beam_size": beam, "sentences": len(sources),
+                         "batched_sentences_per_s": round(batched, 1),
+                         "one_by_one_sentences_per_s": round(single, 1),
+                         "batching_speedup": round(batched / single, 1)}
+    return results
+
+
+def timed_subprocess(code: str) -> tuple[float, str]:
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode:
+        raise RuntimeError(f"benchmark subprocess failed: {done.stderr.strip()[-2000:]}")
+    return seconds, done.stdout
+
+
+def startup(model_dir: Path) -> dict:
+    """Wall time of `attention-lab translate "Go."` in a fresh Python, and of `import torch` alone."""
+    translate = (
+        "import atexit, json, sys\n"
+        f"atexit.register(lambda: sys.__stdout__.write('\\n' + json.dumps([m for m in {TRAINING_STACK!r} "
+        "if m in sys.modules])))\n"
+        "from attention_lab.cli import main\n"
+        f"sys.argv = ['attention-lab', 'translate', '--model', {str(model_dir)!r}, 'Go.']\n"
+        "main()\n")
+    seconds, out = timed_subprocess(translate)
+    torch_seconds, _ = timed_subprocess("import torch")
+    return {"translate_go_seconds": round(seconds, 2), "import_torch_seconds": round(torch_seconds, 2),
+            "translate_over_import_torch": round(seconds / torch_seconds, 2),
+            "translation": out.strip().splitlines()[0], "training_stack_imported": json.loads(out.strip().splitlines()[-1])}
+
+
+def run_benchmark(options: BenchOptions) -> dict:
+    if options.model and not options.data:
+        raise ConfigError("--model needs --data, the tokenized splits to decode")
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    dtypes = {"float32": torch.float32, **({"bfloat16": torch.bfloat16} if device.type == "cuda" else {})}
+    # Every input is checked before minutes of measuring.
+    sections = read_params(options.params)
+    seed = with_overrides({}, (), options.epochs)
+    default = with_overrides(sections.get("train_seq2seq", {}), options.overrides, options.default_epochs)
+    vocab = from_mapping(VocabParams, sections.get("vocab", {}), "vocab")
+    given = (Translator.load(options.model), load_split(options.data, "test")) if options.model else None
+    peaks = {name: matmul_peak(device, dtype) for name, dtype in dtypes.items()}
+    report: dict = {"machine": machine(device)}
+    with tempfile.TemporaryDirectory(prefix="attention-lab-bench-") as tmp:
+        seed_paths = prepare_data(options.corpus, TokenizeParams(max_pairs=options.pairs), Path(tmp) / "seed")
+        report["seed"] = train_and_count(seed, seed_paths, device, options.flop_batches)
+        if options.reference:
+            report["reference"] = reference_run(seed, seed_paths, device, report["seed"]["tokens_per_s"])
+        if options.splits and options.vocab:
+            default_paths = sample_splits(Path(options.splits), Path(options.vocab), Path(tmp) / "default",
+                                          options.default_pairs)
+            vocab = Tokenizer.load(Path(options.vocab) / TOKENIZER_FILE).params
+        else:
+            default_paths = prepare_data(options.corpus, TokenizeParams(max_pairs=options.default_pairs),
+                                         Path(tmp) / "default", vocab)
+        report["default"] = train_and_count(default, default_paths, device, options.flop_batches)
+        # The peak is taken again after training (a machine's speed drifts) and the higher counts.
+        peaks = {name: max(peaks[name], matmul_peak(device, dtype)) for name, dtype in dtypes.items()}
+        peak_dtype = "bfloat16" if device.type == "cuda" else "float32"
+        for run in (report["seed"], report["default"]):
+            run["fraction_of_peak"] = significant(run["gflops"] / peaks[peak_dtype])
+            # The roofline: the most this model's products allow, and how much of it training gets.
+            run["ceiling_fraction_of_peak"] = significant(run["matmul_ceiling_gflops"] / peaks[peak_dtype])
+            run["fraction_of_ceiling"] = significant(run["gflops"] / run["matmul_ceiling_gflops"])
+        report["matmul_peak_gflops"] = {name: round(value, 1) for name, value in peaks.items()}
+        model_dir = Path(options.model) if options.model else default_paths.out
+        translator, test = given or (Translator.load(model_dir), load_split(default_paths.data, "test"))
+        sources = list(references(test).index[: options.decode_sentences])
+        report["decoding"] = {"model": str(model_dir) if options.model else "the default model trained here",
+                              **decoding_speed(translator, sources, options.beam_size, options.one_by_one)}
+        report["startup"] = startup(model_dir)
+    sampled = f"a random sample of {options.splits}" if options.splits and options.vocab else "the corpus's first lines"
+    report["config"] = {"seed": {"pairs": options.pairs, **to_dict(seed)},
+                        "default": {"pairs": options.default_pairs, "from": sampled, **to_dict(default),
+                                    "vocab": to_dict(vocab)}}
+    return report

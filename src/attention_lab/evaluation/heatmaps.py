@@ -1,0 +1,47 @@
+"""Attention heatmaps of translations (d2l §11.4.3): source pieces + `<eos>` across, output down."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from matplotlib.figure import Figure
+
+from attention_lab.inference.translator import SearchParams, Translation, Translator
+from attention_lab.plotting import heatmap_grid
+
+# d2l's four sentences, then longer ones where alignment is less trivial.
+DEFAULT_SENTENCES = ("Go.", "I lost.", "He's calm.", "I'm home.", "I don't know what to do.",
+                     "She is taller than her brother.", "We have to leave now.")
+
+
+@dataclass(frozen=True)
+class HeatmapParams:
+    sentences: tuple[str, ...] = DEFAULT_SENTENCES
+    search: SearchParams = field(default_factory=lambda: SearchParams(beam_size=4))
+
+    def validate(self) -> None:
+        if not self.sentences or not all(s.strip() for s in self.sentences):
+            raise ValueError("sentences: expected a non-empty list of non-empty sentences")
+
+
+def panel(translation: Translation, title: str) -> dict:
+    return {"weights": translation.attention, "xlabels": translation.src_pieces,
+            "ylabels": translation.output_labels, "title": f"{title}: {translation.text}"}
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "sentence"
+
+
+def attention_figures(translator: Translator, sentences: Sequence[str],
+                      search: SearchParams) -> tuple[dict[str, Figure], Figure]:
+    """One figure per sentence (greedy beside beam), keyed by a file name, and a grid of all (beam)."""
+    greedy = translator.translate(sentences, replace(search, beam_size=1))
+    beam = translator.translate(sentences, search)
+    figures = {f"{i:02d}-{slug(s)}.png": heatmap_grid([panel(g, "greedy"), panel(b, f"beam {search.beam_size}")],
+                                                      ncols=2, xlabel="source", ylabel="output")
+               for i, (s, g, b) in enumerate(zip(sentences, greedy, beam))}
+    grid = heatmap_grid([panel(b, b.source) for b in beam], ncols=3, xlabel="source", ylabel="output")
+    return figures, grid

@@ -1,0 +1,86 @@
+"""Test-split scoring: corpus BLEU/chrF for greedy and beam search, BLEU and length ratio by
+source length, speed, and d2l's own BLEU table (§10.7) on its four example sentences.
+
+Hypotheses are the translator's text and references the corpus' raw French, so scores compare
+across tokenizers (word or subword) and against any other system scored the same way.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import pandas as pd
+
+from attention_lab.config import param
+from attention_lab.data.cleaning import normalize_words
+from attention_lab.data.splits import references, word_count
+from attention_lab.evaluation.bleu import D2L_EXAMPLES, corpus_scores, d2l_bleu, sentence_bleu
+from attention_lab.inference.translator import SearchParams, Translator
+
+
+@dataclass(frozen=True)
+class EvaluateParams:
+    search: SearchParams = field(default_factory=SearchParams)
+    length_buckets: tuple[int, ...] = (4, 6, 8, 10, 13)  # upper bounds of source-length buckets (words)
+    max_sentences: int | None = param(None, ge=1)  # evaluate only the first N test sources
+
+    def validate(self) -> None:
+        if list(self.length_buckets) != sorted(set(self.length_buckets)) or not self.length_buckets:
+            raise ValueError(f"length_buckets: expected increasing bounds, got {list(self.length_buckets)}")
+
+
+def bucket_label(length: int, bounds: Sequence[int]) -> str:
+    low = 1
+    for bound in bounds:
+        if length <= bound:
+            return f"{low}-{bound}"
+        low = bound + 1
+    return f"{low}+"
+
+
+def score_test_split(translator: Translator, test: pd.DataFrame,
+                     params: EvaluateParams) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
+    """Returns (metrics, one row per source with its beam translation, BLEU per length bucket)."""
+    sources = references(test)
+    if params.max_sentences is not None:
+        sources = sources.iloc[: params.max_sentences]
+    src_text, refs = list(sources.index), [list(r) for r in sources]
+    metrics: dict = {"sources": len(sources), "references": sum(map(len, refs))}
+    outputs = {}
+    for name, search in (("greedy", replace(params.search, beam_size=1)), ("beam", params.search)):
+        start = time.perf_counter()
+        outputs[name] = translator.translate(src_text, search)
+        seconds = time.perf_counter() - start
+        metrics[name] = {**corpus_scores([t.text for t in outputs[name]], refs),
+                         "beam_size": search.beam_size, "sentences_per_s": round(len(src_text) / seconds, 1)}
+    beam = outputs["beam"]
+    rows = pd.DataFrame({
+        "source": src_text, "hypothesis": [t.text for t in beam], "references": [" ||| ".join(r) for r in refs],
+        "sentence_bleu": [sentence_bleu(t.text, r) for t, r in zip(beam, refs)],
+        "bucket": [bucket_label(word_count(s), params.length_buckets) for s in src_text]})
+    buckets = []
+    for label, group in rows.groupby("bucket", sort=False):
+        scores = corpus_scores(group["hypothesis"].tolist(), [refs[i] for i in group.index])
+        buckets.append({"source_words": label, "sentences": len(group), "bleu": scores["bleu"],
+                        "length_ratio": scores["length_ratio"]})
+    bounds = params.length_buckets
+    order = [bucket_label(b, bounds) for b in bounds] + [f"{bounds[-1] + 1}+"]
+    by_length = pd.DataFrame(buckets).set_index("source_words").reindex(order).dropna().reset_index()
+    by_length["sentences"] = by_length["sentences"].astype(int)
+    metrics["unk_in_outputs"] = sum("<unk>" in t.text for t in beam)
+    metrics["d2l_examples"] = d2l_table(translator)
+    return metrics, rows.drop(columns="bucket"), by_length
+
+
+def d2l_table(translator: Translator) -> list[dict]:
+    """d2l's table: greedy translations of its four sentences and their BLEU (k=2) against d2l's
+    labels, both in d2l's lowercased, space-tokenised form."""
+    translations = translator.translate([src for src, _ in D2L_EXAMPLES], SearchParams(beam_size=1))
+    table = []
+    for (src, ref), t in zip(D2L_EXAMPLES, translations):
+        words = normalize_words(t.text)
+        table.append({"source": src, "translation": t.text, "reference": ref,
+                      "bleu": round(d2l_bleu(words, normalize_words(ref), k=2), 3)})
+    return table

@@ -1,0 +1,1 @@
+"""Translating with a trained model: search, the model file, the translator. No training code."""

@@ -1,0 +1,177 @@
+"""Batched greedy and beam search over an encoder-decoder (d2l §10.8).
+
+Both stop each sentence at `<eos>` or at its own length limit, never emit `<pad>`, `<bos>` or the
+ids in `forbid`, and return the attention weights of the chosen hypothesis, so heatmaps work for
+beam output too. Sentences never interact: a batch decodes exactly as its sentences would one at
+a time. Scores are log-probabilities under the model's full distribution: forbidding a token
+does not renormalise over the others.
+
+Shapes use the package notation (B sentences, W beam width, N = B·W hypothesis rows, S source
+steps, T output steps, V vocabulary); `n` counts the open rows and `k` the candidates per row.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import torch
+from torch import Tensor
+
+from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID
+from attention_lab.model.seq2seq import Seq2Seq
+
+
+class Decoded(NamedTuple):
+    tokens: Tensor  # (B, T) output ids, `<eos>` included where emitted, `<pad>` after
+    lengths: Tensor  # (B,) output tokens per sentence, `<eos>` included
+    scores: Tensor  # (B,) log-probability (greedy) or length-normalised log-probability (beam)
+    attention: Tensor  # (B, T, S) attention weights of each output token, zero rows after the end
+
+
+def output_limits(src_len: Tensor, ratio: float, cap: int | None = None) -> Tensor:
+    """Maximum output tokens (B,) per sentence: `ceil(ratio * source length)`, at most `cap`."""
+    limits = torch.ceil(src_len.double() * ratio).long().clamp(min=1)
+    return limits if cap is None else limits.clamp(max=cap)
+
+
+def length_penalty(lengths: Tensor, alpha: float) -> Tensor:
+    """GNMT length penalty `((5 + |Y|) / 6) ** alpha` (Wu et al. 2016, §7)."""
+    return ((5.0 + lengths.double()) / 6.0) ** alpha
+
+
+def _banned(model: Seq2Seq, forbid: tuple[int, ...]) -> list[int]:
+    """The ids never emitted: `<pad>`, `<bos>` and `forbid`, checked against the vocabulary."""
+    vocab_size = model.decoder.embedding.num_embeddings
+    outside = [i for i in forbid if not 0 <= i < vocab_size]
+    if outside:
+        raise ValueError(f"forbid: token ids {outside} are outside the vocabulary of {vocab_size}")
+    banned = sorted({PAD_ID, BOS_ID, *(int(i) for i in forbid)})
+    if len(banned) >= vocab_size:
+        raise ValueError(f"forbid: no token of the vocabulary of {vocab_size} is left to emit")
+    return banned
+
+
+def _next_candidates(model: Seq2Seq, tokens: Tensor, state, finished: Tensor, k: int,
+                     banned: list[int]) -> tuple[Tensor, Tensor, object, Tensor]:
+    """Each row's `k` best next tokens (N, k) with their log-probabilities (N, k).
+
+    `k` is at most the number of tokens not `banned`, so every candidate of an open row is finite.
+    The output layer, log-softmax and top-k (the work that grows with the vocabulary) run only
+    for unfinished rows; a finished row offers `<pad>` at no cost (then -inf). Taking each row's
+    top k before ranking across beams keeps the cross-beam ranking to (B, W·k).
+    """
+    features, state, weights = model.decoder.step(tokens, state)  # (N, 1, H), ., (N, 1, S)
+    open_rows = (~finished).nonzero()[:, 0]  # (n,)
+    logits = model.decoder.output(features[open_rows, 0])  # (n, V)
+    # At least float32, also under bf16 autocast (validation on CUDA): scores are ranked and summed.
+    logits = logits.to(torch.promote_types(logits.dtype, torch.float32))
+    # log-softmax of the top k only: logit - logsumexp, without writing an (n, V) result
+    normalizer = torch.logsumexp(logits, dim=-1, keepdim=True)  # (n, 1)
+    logits[:, banned] = float("-inf")
+    open_logits, open_tokens = logits.topk(k, dim=-1)  # (n, k)
+    open_log_probs = open_logits - normalizer
+    top_log_probs = torch.full((len(finished), k), float("-inf"), dtype=logits.dtype, device=logits.device)
+    top_log_probs[:, 0] = 0.0  # what a finished row offers: <pad> for free
+    top_tokens = torch.full_like(top_log_probs, PAD_ID, dtype=torch.long)
+    top_log_probs[open_rows], top_tokens[open_rows] = open_log_probs, open_tokens
+    return top_log_probs, top_tokens, state, weights[:, 0].float()  # (N, k), (N, k), ., (N, S)
+
+
+def _all_done(finished: Tensor, step: int) -> bool:
+    # Reading the flag back waits for the device; on CUDA do it every 8 steps, not every step.
+    return (finished.device.type == "cpu" or step % 8 == 7) and bool(finished.all())
+
+
+@torch.no_grad()
+def greedy_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, *,
+                  forbid: tuple[int, ...] = ()) -> Decoded:
+    """src (B, S), src_len (B,), limits (B,) maximum output tokens -> `Decoded` (B, T, ...).
+
+    `forbid`: token ids never emitted, besides `<pad>` and `<bos>`."""
+    batch = src.shape[0]
+    banned = _banned(model, forbid)
+    limits = limits.to(src.device)
+    state = model.encode(src, src_len)
+    tokens = torch.full((batch, 1), BOS_ID, device=src.device)
+    finished = torch.zeros(batch, dtype=torch.bool, device=src.device)
+    lengths = torch.zeros(batch, dtype=torch.long, device=src.device)
+    scores = torch.zeros(batch, dtype=torch.float64, device=src.device)  # summed in float64: no drift
+    outputs, attention = [], []
+    for step in range(int(limits.max())):
+        best, tokens, state, weights = _next_candidates(model, tokens, state, finished, 1, banned)  # (B, 1) each
+        attention.append(weights.masked_fill(finished[:, None], 0.0))  # (B, S)
+        scores += best[:, 0]
+        lengths += ~finished
+        outputs.append(tokens[:, 0])
+        finished = finished | (tokens[:, 0] == EOS_ID) | (lengths >= limits)
+        if _all_done(finished, step):
+            break
+    return Decoded(torch.stack(outputs, dim=1), lengths, scores, torch.stack(attention, dim=1))
+
+
+@torch.no_grad()
+def beam_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, beam_size: int,
+                alpha: float = 0.0, *, forbid: tuple[int, ...] = ()) -> Decoded:
+    """Beam search keeping `beam_size` hypotheses (W) per sentence, ranked by log-probability
+    divided by the GNMT length penalty with `alpha`; a finished hypothesis keeps its score and
+    competes with the open ones until every beam is finished or at its limit. `forbid`: token ids
+    never emitted, besides `<pad>` and `<bos>`.
+
+    A beam may be wider than the tokens there are to emit: slots left without a finite
+    hypothesis stay closed at -inf, so they are never extended nor returned."""
+    if beam_size < 1:
+        raise ValueError(f"beam_size must be at least 1, got {beam_size}")
+    banned = _banned(model, forbid)
+    batch, width = src.shape[0], beam_size
+    k = min(width, model.decoder.embedding.num_embeddings - len(banned))  # candidates per row
+    device = src.device
+    expand = torch.arange(batch, device=device).repeat_interleave(width)  # (N,)
+    state = model.encode(src, src_len).select(expand)
+    limits = limits.to(device)[expand]  # (N,)
+    sums = torch.full((batch, width), float("-inf"), dtype=torch.float64, device=device)  # running log-probs
+    sums[:, 0] = 0.0
+    # All beams start identical: only the first is open, the others start closed at -inf. An open
+    # row's k candidates are all finite, so a survivor at -inf always descends from a closed row
+    # (a slot left over when the beam is wider than what there is to emit): it stays closed.
+    finished = (torch.arange(batch * width, device=device) % width) != 0  # (N,)
+    lengths = torch.zeros(batch * width, dtype=torch.long, device=device)
+    tokens = torch.full((batch * width, 1), BOS_ID, device=device)
+    history = torch.zeros(batch * width, 0, dtype=torch.long, device=device)  # (N, t)
+    attention = torch.zeros(batch * width, 0, src.shape[1], device=device)  # (N, t, S)
+    row_offset = (torch.arange(batch, device=device) * width)[:, None]  # (B, 1)
+    for step in range(int(limits.max())):
+        log_probs, next_tokens, state, weights = _next_candidates(model, tokens, state, finished, k,
+                                                                  banned)  # (N, k), (N, k), ., (N, S)
+        candidates = sums.view(-1, 1) + log_probs  # (N, k)
+        new_lengths = lengths + ~finished  # (N,)
+        ranked = candidates / length_penalty(new_lengths, alpha)[:, None]  # (N, k)
+        _, top = ranked.view(batch, width * k).topk(width, dim=-1)  # (B, W) among W·k
+        origin = (row_offset + top // k).view(-1)  # (N,) the row each survivor extends
+        sums = candidates.view(batch, width * k).gather(1, top)  # (B, W)
+        tokens = next_tokens.view(batch, width * k).gather(1, top).view(-1, 1)  # (N, 1)
+        finished, lengths = finished[origin], new_lengths[origin]
+        state = state.select(origin)
+        history = torch.cat([history[origin], tokens], dim=1)  # (N, t + 1)
+        step_weights = weights[origin].masked_fill(finished[:, None], 0.0)  # (N, S)
+        attention = torch.cat([attention[origin], step_weights[:, None, :]], dim=1)  # (N, t + 1, S)
+        finished = finished | (tokens[:, 0] == EOS_ID) | (lengths >= limits)
+        if _all_done(finished, step):
+            break
+    final = sums.view(-1) / length_penalty(lengths, alpha)  # (N,)
+    best = row_offset[:, 0] + final.view(batch, width).argmax(dim=-1)  # (B,)
+    return Decoded(history[best], lengths[best], final[best], attention[best])
+
+
+def decode(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, beam_size: int = 1,
+           alpha: float = 0.0, *, forbid: tuple[int, ...] = ()) -> Decoded:
+    """Greedy search for `beam_size` 1, beam search otherwise; `forbid` as in both."""
+    if beam_size == 1:
+        return greedy_search(model, src, src_len, limits, forbid=forbid)
+    return beam_search(model, src, src_len, limits, beam_size, alpha, forbid=forbid)
+
+
+def ids_to_lists(decoded: Decoded) -> list[list[int]]:
+    """Each sentence's output ids, without the `<eos>` and the padding."""
+    rows = decoded.tokens.tolist()
+    return [[i for i in row[:n] if i != EOS_ID] for row, n in zip(rows, decoded.lengths.tolist())]
+

@@ -1,0 +1,1 @@
+"""The models as plain `nn.Module`s: attention scorers, encoder, decoders, the seq2seq model, its loss."""

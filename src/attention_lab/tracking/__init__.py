@@ -1,0 +1,1 @@
+"""Everything MLflow: the store, logging into a run, the logged model, the registry, the served model."""

@@ -1,0 +1,64 @@
+"""The translator as an MLflow pyfunc model, written as code: `registry.log_translator` logs this
+file (`python_model=` its path) with the model file as the artifact `model`; MLflow runs it when it
+loads the model (`mlflow models serve`, `mlflow.pyfunc.load_model`), and `set_model` below tells it
+which object is the model. Nothing is pickled.
+
+Input: English sentences, as a DataFrame with a `text` column (what the scoring server builds from
+`{"dataframe_records": [{"text": "I lost."}]}` or `{"inputs": {"text": ["I lost."]}}`). Output:
+their French translations, in order. Params (optional, per request): `beam_size` (1 = greedy),
+`length_penalty`, `max_len_ratio`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mlflow
+import pandas as pd
+from mlflow.exceptions import MlflowException
+from mlflow.pyfunc import PythonModel
+
+TEXT = "text"  # the input column
+ARTIFACT = "model"  # the model file among the logged model's artifacts
+
+
+def sentences_of(model_input: pd.DataFrame) -> list[str]:
+    """The English sentences in `model_input`; anything else is refused with one line, which the
+    scoring server answers with 400 (INVALID_PARAMETER_VALUE) instead of 500."""
+    if not isinstance(model_input, pd.DataFrame) or TEXT not in model_input.columns:
+        got = list(map(str, model_input.columns)) if isinstance(model_input, pd.DataFrame) else type(model_input)
+        raise MlflowException.invalid_parameter_value(f"expected a DataFrame with a {TEXT!r} column, got {got}")
+    values = model_input[TEXT].tolist()
+    for row, value in enumerate(values):
+        if not isinstance(value, str):
+            raise MlflowException.invalid_parameter_value(
+                f"row {row}: {TEXT!r} must be a string, got {type(value).__name__} {value!r}"[:200])
+    return values
+
+
+class TranslatorModel(PythonModel):
+    def load_context(self, context: Any) -> None:
+        # Here, not at the top: `registry` imports this file's constants without loading torch.
+        # When MLflow loads the model, the model's own copy of attention_lab (its `code` folder)
+        # is first on sys.path, so this is the code the model was logged with.
+        from attention_lab.inference.translator import Translator
+
+        self.translator = Translator.load(context.artifacts[ARTIFACT])
+
+    # The scoring server and `load_model(...).predict` enforce the logged signature first, so the
+    # input arrives as a DataFrame. (MLflow neither infers a schema from a DataFrame hint nor warns,
+    # as it does for a missing or `Any` hint, that it cannot.)
+    def predict(self, context: Any, model_input: pd.DataFrame, params: dict[str, Any] | None = None) -> list[str]:
+        from attention_lab.config import from_mapping
+        from attention_lab.errors import UserError
+        from attention_lab.inference.translator import SearchParams
+
+        sentences = sentences_of(model_input)
+        try:  # params: those of the signature, with its defaults (SearchParams') for any left out
+            search = from_mapping(SearchParams, params or {}, "params")
+        except UserError as exc:
+            raise MlflowException.invalid_parameter_value(str(exc)) from None
+        return [translation.text for translation in self.translator.translate(sentences, search)]
+
+
+mlflow.models.set_model(TranslatorModel())

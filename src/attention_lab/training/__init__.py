@@ -1,0 +1,1 @@
+"""Training with Lightning: the DataModule, the LightningModule, the schedule, callbacks, resume, the run."""

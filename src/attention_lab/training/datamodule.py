@@ -1,0 +1,89 @@
+"""The Lightning DataModule: train/valid splits encoded by the tokenizer, batched by tokens."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytorch_lightning as pl
+from torch.utils.data import DataLoader
+
+from attention_lab.config import param
+from attention_lab.data.archive import CorpusError
+from attention_lab.data.batching import TokenBatchSampler, collate_pairs
+from attention_lab.data.splits import load_split, references
+from attention_lab.data.tokenizer import Tokenizer
+
+
+@dataclass(frozen=True)
+class DataParams:
+    batch_size: int = param(64, ge=1)  # sentences per batch at most (d2l: 64)
+    # Padded tokens per batch at most (rows × longest side); null = batches of batch_size sentences.
+    batch_tokens: int | None = param(None, ge=1)
+    num_workers: int = param(0, ge=0)
+    bucket: bool = True  # batch sentences of similar length together (less padding)
+    val_bleu_size: int = param(500, ge=1)  # seeded random sample of valid sources decoded for val/bleu
+
+
+def pair_lengths(pairs: list[tuple[list[int], list[int]]]) -> list[int]:
+    # Sorting by the longer side keeps both the source and the target padding low.
+    return [max(len(s), len(t)) for s, t in pairs]
+
+
+def collate_sources(batch: list[tuple[str, list[str]]]) -> dict:
+    """Validation BLEU batch: source texts and each one's references (the translator encodes)."""
+    return {"sources": [s for s, _ in batch], "refs": [r for _, r in batch]}
+
+
+def bleu_sample(valid_refs, size: int, seed: int) -> list[int]:
+    """Indices of a seeded random sample of `size` valid sources, across all lengths (the valid
+    split is in corpus order, which is sorted by length: its first sources are all short)."""
+    count = len(valid_refs)
+    chosen = np.random.default_rng(seed).choice(count, size=min(size, count), replace=False)
+    return sorted(chosen.tolist())
+
+
+class TranslationDataModule(pl.LightningDataModule):
+    """Encoded train/valid splits from the tokenize and vocab stages.
+
+    Validation has two loaders: (0) every valid pair, for loss and perplexity; (1) a seeded sample
+    of `val_bleu_size` distinct valid sources with all their references, decoded for BLEU.
+    """
+
+    def __init__(self, data_dir: str | Path, tokenizer: Tokenizer, params: DataParams, seed: int = 0) -> None:
+        super().__init__()
+        self.data_dir, self.params, self.seed, self.tokenizer = Path(data_dir), params, seed, tokenizer
+        self.train_pairs: list[tuple[list[int], list[int]]] = []
+
+    def setup(self, stage: str | None = None) -> None:
+        if self.train_pairs:
+            return
+        frames = {name: load_split(self.data_dir, name) for name in ("train", "valid")}
+        for name, frame in frames.items():
+            if frame.empty:
+                raise CorpusError(f"{self.data_dir / name}.parquet is empty: training needs both a train "
+                                  "and a valid split (tokenize.valid_fraction > 0)")
+        src, tgt = self.tokenizer.src, self.tokenizer.tgt
+        self.train_pairs, self.valid_pairs = (
+            list(zip(src.encode_all(list(f["src"])), tgt.encode_all(list(f["tgt"])))) for f in frames.values())
+        refs = references(frames["valid"])
+        sample = refs.iloc[bleu_sample(refs, self.params.val_bleu_size, self.seed)]
+        self.valid_sources = list(zip(sample.index, [list(r) for r in sample]))
+        self.valid_source_lengths = [len(ids) for ids in src.encode_all(list(sample.index))]
+
+    def _loader(self, items: list, lengths: list[int], collate, shuffle: bool) -> DataLoader:
+        trainer = self.trainer
+        sampler = TokenBatchSampler(
+            lengths, self.params.batch_size, self.params.batch_tokens, shuffle=shuffle, bucket=self.params.bucket,
+            seed=self.seed, num_replicas=trainer.world_size if trainer else 1,
+            rank=trainer.global_rank if trainer else 0)
+        return DataLoader(items, batch_sampler=sampler, collate_fn=collate, num_workers=self.params.num_workers,
+                          persistent_workers=self.params.num_workers > 0)
+
+    def train_dataloader(self) -> DataLoader:
+        return self._loader(self.train_pairs, pair_lengths(self.train_pairs), collate_pairs, shuffle=True)
+
+    def val_dataloader(self) -> list[DataLoader]:
+        return [self._loader(self.valid_pairs, pair_lengths(self.valid_pairs), collate_pairs, shuffle=False),
+                self._loader(self.valid_sources, self.valid_source_lengths, collate_sources, shuffle=False)]

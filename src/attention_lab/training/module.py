@@ -1,0 +1,167 @@
+"""The LightningModule that trains a `Seq2Seq` model: loss, steps, optimizer, logged metrics.
+
+Logged: `train/loss` (every `trainer.log_every_n_steps` steps, when the logger records it), and
+after every validation `train/epoch_loss`, `train/tokens_per_s` (d2l's throughput: non-padding
+target tokens per second of training), `val/loss`, `val/ppl` and `val/bleu` (greedy, through the
+same `Translator` as `evaluate`; sacrebleu's corpus BLEU, 0-100).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Literal
+
+import pytorch_lightning as pl
+import torch
+from torch import Tensor
+from torchmetrics import MeanMetric, Metric
+
+from attention_lab.config import param
+from attention_lab.data.tokenizer import Tokenizer
+from attention_lab.errors import UserError
+from attention_lab.evaluation.bleu import bleu_from_statistics, bleu_statistics
+from attention_lab.inference.model_file import LoadedModel
+from attention_lab.inference.translator import SearchParams, Translator
+from attention_lab.model.loss import token_loss
+from attention_lab.model.seq2seq import Seq2Seq
+
+
+@dataclass(frozen=True)
+class OptimParams:
+    lr: float = param(0.005, gt=0)
+    weight_decay: float = param(0.0, ge=0)
+    label_smoothing: float = param(0.0, ge=0, lt=1)
+    grad_clip: float | None = param(1.0, gt=0)  # max gradient norm (d2l clips at 1); null = off
+    # linear: warm-up, then linear decay to 0 over max_epochs, or over trainer.budget_minutes when set;
+    # cosine: over max_epochs; plateau: halve lr when val/bleu stalls.
+    schedule: Literal["none", "linear", "cosine", "plateau"] = "none"
+    warmup_steps: int = param(0, ge=0)  # linear schedule only
+
+
+class CorpusBLEU(Metric):
+    """sacrebleu's corpus BLEU accumulated over batches (and DDP processes) through its sufficient
+    statistics, so validation BLEU equals `corpus_scores` on the same sentences."""
+
+    full_state_update = False
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.add_state("stats", torch.zeros(10, dtype=torch.float64), dist_reduce_fx="sum")
+
+    def update(self, hyps: list[str], refs: list[list[str]]) -> None:
+        self.stats += torch.tensor(bleu_statistics(hyps, refs), dtype=torch.float64, device=self.stats.device)
+
+    def compute(self) -> Tensor:
+        return torch.tensor(bleu_from_statistics(self.stats.tolist()))
+
+
+class DivergedError(UserError):
+    pass
+
+
+class Seq2SeqModule(pl.LightningModule):
+    """Teacher-forced training of `model`; validation decodes greedily for BLEU."""
+
+    def __init__(self, model: Seq2Seq, optim: OptimParams, tokenizer: Tokenizer) -> None:
+        super().__init__()
+        self.model, self.optim, self.tokenizer = model, optim, tokenizer
+        self.val_loss = MeanMetric()
+        self.val_bleu = CorpusBLEU()
+        self._pending: list[tuple[int, int, Tensor]] = []  # (epoch, step, loss is finite) not yet read back
+        self._epoch_loss = torch.zeros(())
+        self._epoch_tokens = 0
+        self._epoch_start = self._train_seconds = 0.0
+
+    def forward(self, src: Tensor, src_len: Tensor, tgt_in: Tensor) -> Tensor:
+        return self.model(src, src_len, tgt_in)
+
+    # -- training ---------------------------------------------------------------------------------
+
+    def on_train_epoch_start(self) -> None:
+        self._epoch_loss = torch.zeros((), device=self.device)
+        self._epoch_tokens = 0
+        self._epoch_start, self._train_seconds = time.perf_counter(), 0.0
+
+    def training_step(self, batch: dict, batch_idx: int) -> Tensor:
+        logits = self(batch["src"], batch["src_len"], batch["tgt_in"])  # (B, T, V)
+        loss = token_loss(logits, batch["tgt_out"], self.optim.label_smoothing)
+        self._epoch_loss += loss.detach() * batch["n_tokens"]
+        self._epoch_tokens += batch["n_tokens"]
+        self._watch(loss)
+        # The logger records step metrics only every `log_every_n_steps` steps, and `self.log` costs
+        # ~10 % of a small model's step: it is called on the steps that are recorded.
+        if (self.global_step + 1) % self.trainer.log_every_n_steps == 0 or self.trainer.should_stop:
+            self.log("train/loss", loss, prog_bar=True, batch_size=batch["n_tokens"])
+        return loss
+
+    def _watch(self, loss: Tensor) -> None:
+        # Checking finiteness needs the value on the host; on CUDA that waits for the device, so
+        # the flags are read back in groups (as often as Lightning logs), naming the first bad step.
+        self._pending.append((self.current_epoch, self.global_step, torch.isfinite(loss.detach())))
+        if loss.device.type == "cpu" or len(self._pending) >= self.trainer.log_every_n_steps:
+            self._raise_if_diverged()
+
+    def _raise_if_diverged(self) -> None:
+        pending, self._pending = self._pending, []
+        if pending and not bool(torch.stack([finite for *_, finite in pending]).all()):
+            epoch, step = next((e, s) for e, s, finite in pending if not bool(finite))
+            raise DivergedError(f"non-finite training loss at epoch {epoch}, step {step}: lower "
+                                "train_seq2seq.optim.lr or set train_seq2seq.optim.grad_clip")
+
+    def on_train_epoch_end(self) -> None:
+        self._raise_if_diverged()
+
+    # -- validation -------------------------------------------------------------------------------
+
+    def on_validation_epoch_start(self) -> None:
+        if not self.trainer.sanity_checking and not self._train_seconds:
+            if self.device.type == "cuda":  # the epoch's queued kernels are training time too
+                torch.cuda.synchronize(self.device)
+            self._train_seconds = time.perf_counter() - self._epoch_start
+        self.val_loss.reset()
+        self.val_bleu.reset()
+
+    def validation_step(self, batch: dict, batch_idx: int, dataloader_idx: int = 0) -> None:
+        if dataloader_idx == 0:
+            logits = self(batch["src"], batch["src_len"], batch["tgt_in"])  # (B, T, V)
+            self.val_loss.update(token_loss(logits, batch["tgt_out"]), weight=batch["n_tokens"])
+            return
+        translator = Translator(LoadedModel(self.model, self.tokenizer), self.device)
+        hyps = [t.text for t in translator.translate(batch["sources"], SearchParams(beam_size=1))]
+        self.val_bleu.update(hyps, batch["refs"])
+
+    def on_validation_epoch_end(self) -> None:
+        if self.trainer.sanity_checking:
+            return
+        loss = self.val_loss.compute()
+        metrics = {"val/loss": loss, "val/ppl": loss.exp(), "val/bleu": self.val_bleu.compute()}
+        if self._epoch_tokens:
+            # Summed over ranks so that DDP reports the throughput of the whole job.
+            totals = self.trainer.strategy.reduce(
+                torch.stack([self._epoch_loss, torch.tensor(float(self._epoch_tokens), device=self.device)]),
+                reduce_op="sum")
+            metrics["train/epoch_loss"] = totals[0] / totals[1]
+            metrics["train/tokens_per_s"] = totals[1] / max(self._train_seconds, 1e-9)
+            metrics["train/seconds"] = self._train_seconds
+        self.log_dict(metrics)
+
+    # -- optimization -----------------------------------------------------------------------------
+
+    def configure_optimizers(self) -> dict:
+        # The fused kernel updates all parameters in one pass (CPU and CUDA); measurably faster for small
+        # models. Lightning refuses to clip the gradients of an optimizer that unscales them itself,
+        # as a fused one does, under mixed precision (bf16 on CUDA): there the foreach kernel updates.
+        mixed = self.trainer.precision in ("16-mixed", "bf16-mixed")
+        fused = self.device.type in ("cpu", "cuda") and not (mixed and self.optim.grad_clip)
+        optimizer = torch.optim.Adam(self.parameters(), lr=self.optim.lr, weight_decay=self.optim.weight_decay,
+                                     fused=fused)
+        if self.optim.schedule == "linear":  # set step by step by the ScheduleCallback
+            return {"optimizer": optimizer}
+        if self.optim.schedule == "cosine":
+            scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=self.trainer.max_epochs)
+            return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "epoch"}}
+        if self.optim.schedule == "plateau":
+            scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, mode="max", factor=0.5, patience=2)
+            return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "monitor": "val/bleu"}}
+        return {"optimizer": optimizer}
