@@ -280,3 +280,47 @@ def test_bench_reports_same_run_ratios_as_json(corpus_zip, tmp_path, capsys):
         assert 0 < speed["sentences"] <= 12
         assert speed["batching_speedup"] == pytest.approx(
             speed["batched_sentences_per_s"] / speed["one_by_one_sentences_per_s"], rel=0.05, abs=0.05)
+
+# -- bounds and output paths -------------------------------------------------------------------------
+
+def test_a_line_over_the_source_limit_is_refused_naming_the_line_with_no_output(trained_model, capsys, tmp_path):
+    (tmp_path / "in.txt").write_text("Go.\n\n" + " ".join(["cat"] * 3000) + "\nI see the cat.\n")
+    out = tmp_path / "out.txt"
+    one_line_error(cli(capsys, "translate", "--model", trained_model, "--input", tmp_path / "in.txt",
+                       "--output", out), f"{tmp_path / 'in.txt'}: line 3: ", "over --max-source-pieces 256")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]
+    one_line_error(cli(capsys, "translate", "--model", trained_model, "--max-source-pieces", "5", "Go.",
+                       "I see the cat."), "sentence 2: ", "over --max-source-pieces 5")
+
+
+@pytest.mark.parametrize("option", ["--length-penalty", "--max-len-ratio"])
+@pytest.mark.parametrize("value", ["inf", "-inf", "nan"])
+def test_non_finite_search_settings_are_refused_naming_the_key(trained_model, capsys, option, value):
+    key = option.lstrip("-").replace("-", "_")
+    one_line_error(cli(capsys, "translate", "--model", trained_model, f"{option}={value}", "Go."),
+                   f"translate.{key}: must be a finite number")
+
+
+@pytest.mark.parametrize("option", ["--output", "--heatmap"])
+def test_an_output_into_a_missing_folder_fails_naming_it_and_creates_nothing(trained_model, capsys, tmp_path, option):
+    target = tmp_path / "typo" / "out.png"
+    one_line_error(cli(capsys, "translate", "--model", trained_model, option, target, "Go."),
+                   f"{option} {target}: no such directory {str(tmp_path / 'typo')!r}")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_killed_job_leaves_no_output_file(trained_model, tmp_path):
+    """The translations are written to a temporary name and renamed: killing the job midway leaves
+    neither a partial `--output` nor its temporary."""
+    (tmp_path / "in.txt").write_text("".join(f"{s}\n" for s in SENTENCES * 3000))
+    out = tmp_path / "out.txt"
+    job = subprocess.Popen([sys.executable, "-m", "attention_lab.cli", "translate", "--model", str(trained_model),
+                            "--input", str(tmp_path / "in.txt"), "--output", str(out), "--batch-size", "4"],
+                           stderr=subprocess.PIPE)
+    try:
+        job.wait(timeout=8)  # loading and the first batches
+        pytest.fail("the job ended before it could be killed midway: give it more lines")
+    except subprocess.TimeoutExpired:
+        job.kill()
+    job.wait()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]

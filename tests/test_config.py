@@ -97,3 +97,19 @@ def test_repository_params_load_into_every_stage():
                 "mlflow": MlflowParams, "train_nw": NWParams}
     for section, cls in sections.items():
         assert isinstance(load_section(REPO / "params.yaml", section, cls), cls)
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan")])
+@pytest.mark.parametrize("key", ["rate", "bandwidth"])  # a bounded float, and a float in a union
+def test_non_finite_floats_are_refused_naming_the_key(key, value):
+    with pytest.raises(ConfigError, match=rf"^s\.{key}: must be a finite number, got -?(inf|nan)$"):
+        from_mapping(Outer, {key: value}, "s")
+
+
+def test_yaml_infinities_in_params_are_refused_naming_file_and_key(tmp_path):
+    path = tmp_path / "params.yaml"
+    path.write_text("evaluate:\n  search:\n    length_penalty: .inf\n")
+    from attention_lab.evaluation.report import EvaluateParams
+
+    with pytest.raises(ConfigError, match=r"params\.yaml: evaluate\.search\.length_penalty: must be a finite number"):
+        load_section(path, "evaluate", EvaluateParams)

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from attention_lab.data.special_tokens import EOS, EOS_ID, UNK, UNK_ID
-from attention_lab.inference.translator import SearchParams, Translator, replace_unknown
+from attention_lab.inference.translator import SearchParams, SourceTooLong, Translator, replace_unknown
 
 torch.set_num_threads(1)
 
@@ -103,6 +103,35 @@ def test_a_long_source_may_get_a_long_output(fresh, beam):
     assert limit > 90
     assert len(result.pieces) == result.attention.shape[0] == limit  # cut at the limit, not before
     assert result.output_labels == result.pieces and result.text
+
+
+# -- the work of one sentence is bounded ----------------------------------------------------------
+
+def test_a_source_over_the_limit_is_refused_naming_it_before_any_search(fresh, monkeypatch):
+    texts = [sentence(5), sentence(40), sentence(3)]
+    pieces = [len(ids) for ids in fresh.tokenizer.src.encode_all(texts)]
+    limit = pieces[1] - 1
+    monkeypatch.setattr("attention_lab.inference.translator.decode",
+                        lambda *a, **k: pytest.fail("decoding started before every source was checked"))
+    with pytest.raises(SourceTooLong, match=rf"^sentence 2: {pieces[1]} pieces, over max_source_pieces {limit}") as exc:
+        fresh.translate(texts, SearchParams(max_source_pieces=limit))
+    assert (exc.value.index, exc.value.pieces, exc.value.limit) == (1, pieces[1], limit)
+
+
+def test_a_source_at_the_limit_is_translated(translator):
+    text = sentence(40)
+    limit = len(translator.tokenizer.src.encode(text))  # <eos> included
+    [result] = translator.translate([text], SearchParams(beam_size=2, max_source_pieces=limit))
+    assert len(result.src_pieces) == limit
+
+
+@pytest.mark.parametrize("beam", [1, 3])
+def test_no_output_runs_past_the_absolute_cap_whatever_the_ratio(fresh, beam):
+    with torch.no_grad():
+        output_bias(fresh)[EOS_ID] -= 1e4  # a model that never wants to stop
+    [result] = fresh.translate([sentence(30)], SearchParams(beam_size=beam, max_len_ratio=1000.0,
+                                                            max_output_pieces=17))
+    assert len(result.pieces) == result.attention.shape[0] == 17
 
 
 # -- no <unk> in any output --------------------------------------------------------------------------

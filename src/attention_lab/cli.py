@@ -46,23 +46,38 @@ def read_sentences(args: argparse.Namespace) -> list[str]:
     return lines
 
 
+def check_output_folder(option: str, path: str | None) -> None:
+    """A typo in an output path fails before any work instead of creating folders."""
+    if path is not None and not Path(path).resolve().parent.is_dir():
+        raise UserError(f"{option} {path}: no such directory {str(Path(path).parent)!r}")
+
+
 def translate(args: argparse.Namespace) -> None:
     import torch
 
     from attention_lab.atomic import write_text
     from attention_lab.config import from_mapping
     from attention_lab.data.special_tokens import UNK
-    from attention_lab.inference.translator import SearchParams, Translator
+    from attention_lab.inference.translator import SearchParams, SourceTooLong, Translator
 
+    check_output_folder("--output", args.output)
+    check_output_folder("--heatmap", args.heatmap)
     lines = read_sentences(args)
     if args.device == "cuda" and not torch.cuda.is_available():
         raise UserError("--device cuda: no CUDA device is available")
-    search = from_mapping(SearchParams, {"beam_size": args.beam, "length_penalty": args.length_penalty,
-                                         "max_len_ratio": args.max_len_ratio, "batch_size": args.batch_size},
-                          "translate")
+    search = from_mapping(SearchParams, {
+        "beam_size": args.beam, "length_penalty": args.length_penalty, "max_len_ratio": args.max_len_ratio,
+        "batch_size": args.batch_size, "max_source_pieces": args.max_source_pieces,
+        "max_output_pieces": args.max_output_pieces}, "translate")
     translator = Translator.load(args.model, args.device)
     indices = [i for i, line in enumerate(lines) if line.strip()]  # blank lines stay blank
-    results = translator.translate([lines[i] for i in indices], search)
+    try:
+        results = translator.translate([lines[i] for i in indices], search)
+    except SourceTooLong as exc:
+        line = indices[exc.index] + 1
+        where = f"sentence {line}" if args.sentences else f"{args.input or 'stdin'}: line {line}"
+        raise UserError(f"{where}: {exc.pieces} pieces, over --max-source-pieces {exc.limit}: "
+                        "split it into shorter sentences") from None
     outputs = [""] * len(lines)
     for i, result in zip(indices, results):
         outputs[i] = result.text
@@ -75,12 +90,10 @@ def translate(args: argparse.Namespace) -> None:
     else:
         sys.stdout.write(text)
     if args.heatmap:
-        from attention_lab.evaluation.heatmaps import panel
-        from attention_lab.plotting import heatmap_grid, save_figure
+        from attention_lab.evaluation.heatmaps import translations_grid
+        from attention_lab.plotting import save_figure
 
-        figure = heatmap_grid([panel(r, r.source) for r in results], ncols=min(len(results), 3),
-                              xlabel="source", ylabel="output")
-        save_figure(figure, args.heatmap)
+        save_figure(translations_grid(results), args.heatmap)
 
 
 def promote(args: argparse.Namespace) -> None:
@@ -128,6 +141,10 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--length-penalty", type=float, default=1.0, help="GNMT alpha (default: %(default)s)")
     t.add_argument("--max-len-ratio", type=float, default=2.0, help="output/source length cap (default: %(default)s)")
     t.add_argument("--batch-size", type=positive_int, default=128)
+    t.add_argument("--max-source-pieces", type=positive_int, default=256,
+                   help="refuse longer sentences (default: %(default)s; the longest training sentence is 74)")
+    t.add_argument("--max-output-pieces", type=positive_int, default=512,
+                   help="no translation runs longer, whatever --max-len-ratio says (default: %(default)s)")
     t.add_argument("--input", help="file with one sentence per line, - for stdin")
     t.add_argument("--output", help="write translations here instead of stdout")
     t.add_argument("--heatmap", help="save the attention heatmap(s) to this PNG")

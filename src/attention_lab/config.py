@@ -7,6 +7,7 @@ carries the allowed range, so every error names the offending key: `train_seq2se
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from collections.abc import Mapping
@@ -42,6 +43,9 @@ def _describe(value: Any) -> str:
 
 
 def _coerce(value: Any, hint: Any, key: str) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        # YAML's .inf/.nan and the CLI's `inf`/`nan` parse as floats; no setting means either.
+        raise ConfigError(f"{key}: must be a finite number, got {value!r}")
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType):
         for option in typing.get_args(hint):

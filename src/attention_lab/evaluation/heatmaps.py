@@ -43,5 +43,10 @@ def attention_figures(translator: Translator, sentences: Sequence[str],
     figures = {f"{i:02d}-{slug(s)}.png": heatmap_grid([panel(g, "greedy"), panel(b, f"beam {search.beam_size}")],
                                                       ncols=2, xlabel="source", ylabel="output")
                for i, (s, g, b) in enumerate(zip(sentences, greedy, beam))}
-    grid = heatmap_grid([panel(b, b.source) for b in beam], ncols=3, xlabel="source", ylabel="output")
-    return figures, grid
+    return figures, translations_grid(beam)
+
+
+def translations_grid(translations: Sequence[Translation]) -> Figure:
+    """Every translation's heatmap, titled by its source, three to a row."""
+    return heatmap_grid([panel(t, t.source) for t in translations], ncols=min(len(translations), 3),
+                        xlabel="source", ylabel="output")

@@ -13,6 +13,7 @@ import numpy as np
 import torch
 
 from attention_lab.config import param
+from attention_lab.errors import UserError
 from attention_lab.data.batching import budget_batches, pad
 from attention_lab.data.special_tokens import EOS, UNK, UNK_ID
 from attention_lab.inference.model_file import LoadedModel, load_model
@@ -26,6 +27,19 @@ class SearchParams:
     length_penalty: float = param(1.0, ge=0)  # GNMT alpha; 0 = raw log-probability
     max_len_ratio: float = param(2.0, gt=0)  # output tokens <= ceil(ratio * source tokens)
     batch_size: int = param(128, ge=1)  # sentences decoded together (similar lengths batched)
+    # The work one sentence may cause (README: Limits). The longest training source is 74 pieces:
+    # a longer source is refused, never cut, and no output runs past the absolute cap.
+    max_source_pieces: int = param(256, ge=1)  # `<eos>` included
+    max_output_pieces: int = param(512, ge=1)
+
+
+class SourceTooLong(UserError):
+    """A sentence over `max_source_pieces`; `index` is its position in the translated list."""
+
+    def __init__(self, index: int, pieces: int, limit: int) -> None:
+        super().__init__(f"sentence {index + 1}: {pieces} pieces, over max_source_pieces {limit}: "
+                         "split it into shorter sentences")
+        self.index, self.pieces, self.limit = index, pieces, limit
 
 
 @dataclass(frozen=True)
@@ -67,19 +81,28 @@ class Translator:
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         return cls(load_model(path, device), device)
 
+    def encode(self, sentences: Sequence[str], search: SearchParams) -> list[list[int]]:
+        """Each sentence's source ids; raises `SourceTooLong` for the first over the limit, before
+        any decoding, so a refused request costs no search."""
+        ids = self.tokenizer.src.encode_all(list(sentences))
+        for i, sentence_ids in enumerate(ids):
+            if len(sentence_ids) > search.max_source_pieces:
+                raise SourceTooLong(i, len(sentence_ids), search.max_source_pieces)
+        return ids
+
     def translate(self, sentences: Sequence[str], search: SearchParams | None = None) -> list[Translation]:
         """Translate in batches of similar length; results come back in input order."""
         search = search or SearchParams()
         src_codec, tgt_codec = self.tokenizer.src, self.tokenizer.tgt
-        ids = src_codec.encode_all(list(sentences))
+        ids = self.encode(sentences, search)
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
         forbid = () if tgt_codec.emits_unk else (UNK_ID,)
         results: list[Translation | None] = [None] * len(ids)
         for batch in budget_batches(order, [len(i) for i in ids], search.batch_size, None):
             src, src_len = pad([ids[i] for i in batch])
             src, src_len = src.to(self.device), src_len.to(self.device)
-            decoded = decode(self.model, src, src_len, output_limits(src_len, search.max_len_ratio),
-                             search.beam_size, search.length_penalty, forbid=forbid)
+            limits = output_limits(src_len, search.max_len_ratio, search.max_output_pieces)
+            decoded = decode(self.model, src, src_len, limits, search.beam_size, search.length_penalty, forbid=forbid)
             outputs, lengths = decoded.tokens.tolist(), decoded.lengths.tolist()
             attention, scores = decoded.attention.float().cpu().numpy(), decoded.scores.tolist()
             for row, i in enumerate(batch):

@@ -8,6 +8,7 @@ same `Translator` as `evaluate`; sacrebleu's corpus BLEU, 0-100).
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass
 from typing import Literal
@@ -128,7 +129,9 @@ class Seq2SeqModule(pl.LightningModule):
             self.val_loss.update(token_loss(logits, batch["tgt_out"]), weight=batch["n_tokens"])
             return
         translator = Translator(LoadedModel(self.model, self.tokenizer), self.device)
-        hyps = [t.text for t in translator.translate(batch["sources"], SearchParams(beam_size=1))]
+        # The project's own valid split: every source is decoded, however long (outputs stay capped).
+        search = SearchParams(beam_size=1, max_source_pieces=sys.maxsize)
+        hyps = [t.text for t in translator.translate(batch["sources"], search)]
         self.val_bleu.update(hyps, batch["refs"])
 
     def on_validation_epoch_end(self) -> None:
