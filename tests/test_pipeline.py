@@ -252,7 +252,7 @@ def test_repro_after_a_code_change_and_forced_repro_train_afresh(repo):
     must train a fresh run, not "resume" the finished one and fail on missing reports."""
     root, env = repo
     _, before = seq2seq_runs(root)
-    model_py = root / "src/attention_lab/model.py"
+    model_py = root / "src/attention_lab/model/seq2seq.py"
     original = model_py.read_text()
     try:
         model_py.write_text(original + "\n# a comment: the package's source changed\n")
