@@ -25,16 +25,30 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+class Server(str):
+    """A server's base URL, which also knows the server's process id."""
+
+    pid: int
+
+    def memory(self) -> int:
+        """Resident bytes of the server and every process it started (uvicorn and its workers)."""
+        import psutil
+
+        root = psutil.Process(self.pid)
+        return sum(p.memory_info().rss for p in [root, *root.children(recursive=True)])
+
+
 @contextmanager
 def serving(args: list[str], health: str, cwd: Path, env: dict[str, str], log: Path,
-            timeout: float = 90) -> Iterator[str]:
+            timeout: float = 90) -> Iterator[Server]:
     """Run `mlflow <args> --host 127.0.0.1 --port <free port>` until the block ends; yields its
     base URL once `health` answers 200. Its output goes to `log`, quoted if it never comes up."""
     port = free_port()
     with open(log, "wb") as out:
         process = subprocess.Popen([MLFLOW, *args, "--host", "127.0.0.1", "--port", str(port)], cwd=cwd, env=env,
                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
+    base = Server(f"http://127.0.0.1:{port}")
+    base.pid = process.pid
     try:
         deadline = time.monotonic() + timeout
         while True:

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import mlflow
@@ -18,7 +19,7 @@ from servers import post, serving
 
 from attention_lab import cli
 from attention_lab.inference.translator import SearchParams, Translator
-from attention_lab.tracking import registry
+from attention_lab.tracking import registry, served_model
 from attention_lab.tracking import run as mlflow_run
 from attention_lab.tracking import store as tracking
 
@@ -66,7 +67,8 @@ def test_the_logged_model_records_its_run_corpus_signature_and_files(store, logg
     mlmodel = yaml.safe_load((local / "MLmodel").read_text())
     assert json.loads(mlmodel["signature"]["inputs"]) == [{"type": "string", "name": "text", "required": True}]
     assert {p["name"]: p["default"] for p in json.loads(mlmodel["signature"]["params"])} == \
-        {k: v for k, v in dataclasses.asdict(SearchParams()).items() if k != "batch_size"}
+        {k: v for k, v in dataclasses.asdict(SearchParams()).items()
+         if k not in ("batch_size", "max_source_pieces", "max_output_pieces")}  # the server's, not a request's
     assert (local / "artifacts" / "model.pt").read_bytes() == (trained_model / "model.pt").read_bytes()
     assert (local / "code" / "attention_lab" / "inference" / "translator.py").is_file()  # the code travels with the model
     assert json.loads((local / "input_example.json").read_text()) == \
@@ -175,3 +177,40 @@ def test_the_champion_is_served_over_http_and_survives_bad_requests(store, logge
         assert post(url, "I see the cat.", content_type="text/plain")[0] == 415
         status, body = post(url, {"dataframe_split": {"columns": ["text"], "data": [[SENTENCES[0]]]}})
         assert (status, body) == (200, {"predictions": expected[4][:1]})  # still serving
+
+
+def test_the_served_model_bounds_the_work_of_a_request(store, logged, expected, tmp_path):
+    """Abuse on loopback against a real `mlflow models serve`: every request is answered or refused
+    with 400 naming the row or the limit, and a normal request works after each."""
+    _, model_id = logged
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    args = ["models", "serve", "-m", f"models:/{model_id}", "--env-manager", "local", "--workers", "1"]
+    with serving(args, "/ping", tmp_path, env, tmp_path / "serve.log", timeout=120) as base:
+        url = f"{base}/invocations"
+        normal = {"inputs": {"text": SENTENCES}}
+
+        def still_serving():
+            assert post(url, normal) == (200, {"predictions": expected[4]})
+
+        still_serving()
+        settled = base.memory()
+        long = " ".join(["cat"] * 3000)
+        abuse = [({"inputs": {"text": ["Go.", long]}}, "row 1: "),
+                 ({"inputs": {"text": ["Go."] * 5000}}, f"over the {served_model.MAX_REQUEST_PIECES} one request"),
+                 ({"inputs": {"text": ["Go."]}, "params": {"beam_size": 1000}}, "params.beam_size: at most 16"),
+                 ({"inputs": {"text": ["Go."]}, "params": {"length_penalty": float("inf")}},
+                  "params.length_penalty: must be a finite number"),
+                 ({"inputs": {"text": ["Go."]}, "params": {"max_len_ratio": float("nan")}},
+                  "params.max_len_ratio: must be a finite number")]
+        for request, reason in abuse:
+            status, body = post(url, request)
+            assert status == 400 and reason in body["message"], (status, body)
+            still_serving()
+        # A request cannot lift the server's limits: MLflow drops params the signature lacks.
+        status, body = post(url, {"inputs": {"text": ["Go.", long]}, "params": {"max_source_pieces": 10**6}})
+        assert status == 400 and "row 1: " in body["message"], body
+        with ThreadPoolExecutor(max_workers=20) as pool:
+            answers = list(pool.map(lambda _: post(url, normal), range(20)))
+        assert answers == [(200, {"predictions": expected[4]})] * 20
+        still_serving()
+        assert base.memory() < settled + 300 * 2**20, (settled, base.memory())

@@ -16,14 +16,14 @@ import math
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
 from attention_lab.tracking import run as mlflow_run
 from attention_lab.tracking import store as tracking
-from attention_lab.tracking.served_model import ARTIFACT, TEXT
+from attention_lab.tracking.served_model import ARTIFACT, REQUEST_PARAMS, TEXT
 
 MODEL_NAME = "attention-lab-translator"
 CHAMPION = "champion"
@@ -37,15 +37,16 @@ REQUIREMENTS = ("mlflow", "torch", "numpy", "pandas", "pyyaml", "sentencepiece")
 
 
 def signature() -> Any:
-    """English in (a string column `text`), French out; per request, the search params other than
-    the batch size (the server's business), with SearchParams' defaults."""
+    """English in (a string column `text`), French out; per request, the search params a request may
+    set (`served_model.REQUEST_PARAMS`; batch size and limits are the server's), with SearchParams'
+    defaults."""
     from mlflow.models import ModelSignature
     from mlflow.types import ColSpec, ParamSchema, ParamSpec, Schema
 
     from attention_lab.inference.translator import SearchParams
 
     kinds = {int: "long", float: "double"}
-    defaults = {f.name: getattr(SearchParams(), f.name) for f in fields(SearchParams) if f.name != "batch_size"}
+    defaults = {name: getattr(SearchParams(), name) for name in REQUEST_PARAMS}
     return ModelSignature(inputs=Schema([ColSpec("string", TEXT)]), outputs=Schema([ColSpec("string")]),
                           params=ParamSchema([ParamSpec(k, kinds[type(v)], v) for k, v in defaults.items()]))
 

@@ -7,6 +7,13 @@ Input: English sentences, as a DataFrame with a `text` column (what the scoring 
 `{"dataframe_records": [{"text": "I lost."}]}` or `{"inputs": {"text": ["I lost."]}}`). Output:
 their French translations, in order. Params (optional, per request): `beam_size` (1 = greedy),
 `length_penalty`, `max_len_ratio`.
+
+The work of one request is bounded before any search (README: Limits): each sentence at most
+`SearchParams.max_source_pieces`, the request at most `MAX_REQUEST_PIECES` in all, the beam at most
+`MAX_BEAM`; outputs stop at `max_output_pieces`. Those limits are the server's: the signature has
+no param for them, and MLflow drops params it does not list. A request over a limit gets 400
+naming the row or the limit; the scoring server's own timeout (`mlflow models serve --timeout`,
+60 s) bounds the rest.
 """
 
 from __future__ import annotations
@@ -20,6 +27,9 @@ from mlflow.pyfunc import PythonModel
 
 TEXT = "text"  # the input column
 ARTIFACT = "model"  # the model file among the logged model's artifacts
+REQUEST_PARAMS = ("beam_size", "length_penalty", "max_len_ratio")  # what a request may set
+MAX_REQUEST_PIECES = 16_384  # source pieces in one request: ~1,500 typical sentences, ~10 s at beam 8
+MAX_BEAM = 16
 
 
 def sentences_of(model_input: pd.DataFrame) -> list[str]:
@@ -51,13 +61,24 @@ class TranslatorModel(PythonModel):
     def predict(self, context: Any, model_input: pd.DataFrame, params: dict[str, Any] | None = None) -> list[str]:
         from attention_lab.config import from_mapping
         from attention_lab.errors import UserError
-        from attention_lab.inference.translator import SearchParams
+        from attention_lab.inference.translator import SearchParams, SourceTooLong
 
         sentences = sentences_of(model_input)
         try:  # params: those of the signature, with its defaults (SearchParams') for any left out
             search = from_mapping(SearchParams, params or {}, "params")
+            if search.beam_size > MAX_BEAM:
+                raise UserError(f"params.beam_size: at most {MAX_BEAM} on this server, got {search.beam_size}")
+            pieces = sum(map(len, self.translator.encode(sentences, search)))
+        except SourceTooLong as exc:
+            raise MlflowException.invalid_parameter_value(
+                f"row {exc.index}: {exc.pieces} pieces, over the {exc.limit} a sentence may have: "
+                "split it into shorter sentences") from None
         except UserError as exc:
             raise MlflowException.invalid_parameter_value(str(exc)) from None
+        if pieces > MAX_REQUEST_PIECES:
+            raise MlflowException.invalid_parameter_value(
+                f"{len(sentences)} rows of {pieces} source pieces in all, over the {MAX_REQUEST_PIECES} one "
+                "request may hold: send fewer rows per request")
         return [translation.text for translation in self.translator.translate(sentences, search)]
 
 
