@@ -13,10 +13,15 @@ from attention_lab.cli import main
 from attention_lab.data.cleaning import clean
 from attention_lab.data.splits import load_split, references
 from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer
+from attention_lab.errors import UserError
 from attention_lab.evaluation.report import EvaluateParams, score_test_split
 from attention_lab.inference.model_file import load_model
 from attention_lab.inference.translator import SearchParams, Translator
-from attention_lab.training.datamodule import DataParams, TranslationDataModule, bleu_sample
+from attention_lab.training.datamodule import (
+    DataParams,
+    TranslationDataModule,
+    bleu_sample,
+)
 from attention_lab.training.module import OptimParams, Seq2SeqModule
 
 torch.set_num_threads(1)
@@ -150,6 +155,26 @@ def test_the_same_output_for_a_test_sentence(stages, capsys):
     assert rows.loc[rows["source"] == sentence, "hypothesis"].item() == expected
     assert cli_lines(capsys, "--model", stages["model"], "--device", "cpu", "--beam", "3", "--length-penalty", "0",
                      sentence) == [expected]
+
+
+def test_evaluate_refuses_a_source_over_the_limit_as_the_cli_does(stages):
+    test = load_split(stages["data"], "test")
+    translator = Translator.load(stages["model"], "cpu")
+    sources = list(references(test).index)
+    pieces = [len(ids) for ids in translator.tokenizer.src.encode_all(sources)]
+    longest = max(range(len(sources)), key=pieces.__getitem__)
+    params = EvaluateParams(search=SearchParams(max_source_pieces=pieces[longest] - 1))
+    with pytest.raises(UserError, match=rf"^test split: source {longest + 1} .*: {pieces[longest]} pieces, over "
+                                        rf"evaluate\.search\.max_source_pieces {pieces[longest] - 1}$"):
+        score_test_split(translator, test, params)
+
+
+def test_heatmaps_refuse_a_sentence_over_the_limit_naming_it(stages):
+    from attention_lab.evaluation.heatmaps import attention_figures
+
+    translator = Translator.load(stages["model"], "cpu")
+    with pytest.raises(UserError, match=r"^heatmaps\.sentences\[1\]: \d+ pieces, over heatmaps\.search\.max_source_pieces 8$"):
+        attention_figures(translator, ["Go.", "I see the cat and we like the book."], SearchParams(max_source_pieces=8))
 
 
 def run_python(*args: str) -> subprocess.CompletedProcess:

@@ -8,7 +8,13 @@ from dataclasses import dataclass, field, replace
 
 from matplotlib.figure import Figure
 
-from attention_lab.inference.translator import SearchParams, Translation, Translator
+from attention_lab.errors import UserError
+from attention_lab.inference.translator import (
+    SearchParams,
+    SourceTooLong,
+    Translation,
+    Translator,
+)
 from attention_lab.plotting import heatmap_grid
 
 # d2l's four sentences, then longer ones where alignment is less trivial.
@@ -38,7 +44,11 @@ def slug(text: str) -> str:
 def attention_figures(translator: Translator, sentences: Sequence[str],
                       search: SearchParams) -> tuple[dict[str, Figure], Figure]:
     """One figure per sentence (greedy beside beam), keyed by a file name, and a grid of all (beam)."""
-    greedy = translator.translate(sentences, replace(search, beam_size=1))
+    try:
+        greedy = translator.translate(sentences, replace(search, beam_size=1))
+    except SourceTooLong as exc:
+        raise UserError(f"heatmaps.sentences[{exc.index}]: {exc.pieces} pieces, over "
+                        f"heatmaps.search.max_source_pieces {exc.limit}") from None
     beam = translator.translate(sentences, search)
     figures = {f"{i:02d}-{slug(s)}.png": heatmap_grid([panel(g, "greedy"), panel(b, f"beam {search.beam_size}")],
                                                       ncols=2, xlabel="source", ylabel="output")

@@ -16,8 +16,14 @@ import pandas as pd
 from attention_lab.config import param
 from attention_lab.data.cleaning import normalize_words
 from attention_lab.data.splits import references, word_count
-from attention_lab.evaluation.bleu import D2L_EXAMPLES, corpus_scores, d2l_bleu, sentence_bleu
-from attention_lab.inference.translator import SearchParams, Translator
+from attention_lab.errors import UserError
+from attention_lab.evaluation.bleu import (
+    D2L_EXAMPLES,
+    corpus_scores,
+    d2l_bleu,
+    sentence_bleu,
+)
+from attention_lab.inference.translator import SearchParams, SourceTooLong, Translator
 
 
 @dataclass(frozen=True)
@@ -51,7 +57,11 @@ def score_test_split(translator: Translator, test: pd.DataFrame,
     outputs = {}
     for name, search in (("greedy", replace(params.search, beam_size=1)), ("beam", params.search)):
         start = time.perf_counter()
-        outputs[name] = translator.translate(src_text, search)
+        try:
+            outputs[name] = translator.translate(src_text, search)
+        except SourceTooLong as exc:  # as the CLI and the served model refuse it
+            raise UserError(f"test split: source {exc.index + 1} ({src_text[exc.index][:40]!r}...): {exc.pieces} "
+                            f"pieces, over evaluate.search.max_source_pieces {exc.limit}") from None
         seconds = time.perf_counter() - start
         metrics[name] = {**corpus_scores([t.text for t in outputs[name]], refs),
                          "beam_size": search.beam_size, "sentences_per_s": round(len(src_text) / seconds, 1)}
