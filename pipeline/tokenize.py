@@ -1,11 +1,14 @@
 """Stage `tokenize`: corpus zip -> cleaned train/valid/test parquet files and a report."""
 
+import sys
+
 from attention_lab.atomic import write_json
 from attention_lab.config import load_section
 from attention_lab.data.splits import (
     CorpusParams,
     TokenizeParams,
     save_splits,
+    skipped_lines,
     tokenize_corpus,
 )
 from attention_lab.errors import run_main
@@ -18,6 +21,8 @@ def main() -> None:
     corpus = load_section(args.params, "corpus", CorpusParams)
     params = load_section(args.params, "tokenize", TokenizeParams)
     splits, report = tokenize_corpus(args.corpus, corpus, params)
+    for line in skipped_lines(report):
+        print(f"note: {args.corpus}: {line}", file=sys.stderr)
     save_splits(args.out, splits, params)
     write_json(args.report, report)
 

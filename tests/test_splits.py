@@ -1,6 +1,7 @@
 """The tokenize stage's work: parsing corpus lines, seeded source-grouped splits, the report and the
 split files."""
 
+import codecs
 import hashlib
 import json
 import re
@@ -268,3 +269,48 @@ def test_tokenize_stage_bad_input_is_one_line_and_writes_nothing(monkeypatch, ca
 def test_tokenize_stage_missing_corpus(monkeypatch, capsys, tmp_path):
     code, err, out, _ = run_stage(monkeypatch, capsys, tmp_path, tmp_path / "none.zip", "corpus: {}\ntokenize: {}\n")
     assert code == 2 and "none.zip: no such corpus file" in err and not out.exists()
+
+
+# -- hostile corpora through the stage ------------------------------------------------------------
+
+FIVE = "".join(f"Sentence number {i}.\tPhrase numéro {i}.\n" for i in range(5)).encode()
+
+
+def test_a_bom_and_crlf_line_ends_are_read_as_if_absent(monkeypatch, capsys, tmp_path):
+    corpus = write_zip(tmp_path / "bom.zip", codecs.BOM_UTF8 + FIVE.replace(b"\n", b"\r\n"))
+    code, err, out, report = run_stage(monkeypatch, capsys, tmp_path, corpus, "corpus: {sha256: null}\ntokenize: {}\n")
+    assert code == 0 and err == "", err
+    frames = pd.concat([load_split(out, name) for name in SPLITS])
+    assert sorted(frames["src"]) == [f"Sentence number {i}." for i in range(5)]  # no \ufeff, no \r
+    assert sorted(frames["tgt"]) == [f"Phrase numéro {i}." for i in range(5)]
+    assert json.loads(report.read_text())["malformed"] == {"no_tab": 0, "empty_side": 0, "not_utf8": 0}
+
+
+def test_a_five_line_corpus_is_split(monkeypatch, capsys, tmp_path):
+    code, err, out, _ = run_stage(monkeypatch, capsys, tmp_path, write_zip(tmp_path / "five.zip", FIVE),
+                                  "corpus: {sha256: null}\ntokenize: {}\n")
+    assert code == 0, err
+    assert {name: len(load_split(out, name)) for name in SPLITS} == {"train": 3, "valid": 1, "test": 1}
+
+
+def test_a_corpus_of_malformed_lines_fails_naming_the_file_and_a_line(monkeypatch, capsys, tmp_path):
+    corpus = write_zip(tmp_path / "junk.zip", b"no tab\n\tno English\nstill no tab\n")
+    code, err, out, report = run_stage(monkeypatch, capsys, tmp_path, corpus, "corpus: {sha256: null}\ntokenize: {}\n")
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"{corpus}: no usable sentence pairs among 3 lines" in err
+    assert "(first: line 1)" in err and "(first: line 2)" in err
+    assert not out.exists() and not report.exists()
+
+
+def test_a_3000_word_line_is_dropped_over_max_tokens_naming_its_line(monkeypatch, capsys, tmp_path):
+    long = " ".join(["word"] * 3000).encode()
+    corpus = write_zip(tmp_path / "long.zip", FIVE + b"One more.\tUne de plus.\n" + long + b"\t" + long + b"\n")
+    code, err, out, report = run_stage(monkeypatch, capsys, tmp_path, corpus,
+                                       "corpus: {sha256: null}\ntokenize: {max_tokens: 100}\n")
+    assert code == 0, err
+    assert err == f"note: {corpus}: 1 line(s) skipped: a side over tokenize.max_tokens words (first: line 7)\n"
+    assert json.loads(report.read_text())["filtered"] == {"too_long": 1}
+    assert max(len(s) for name in SPLITS for s in load_split(out, name)["src"]) < 100
+    # without the cap the line is kept whole: nothing is truncated
+    pairs_, _ = parse(FIVE + long + b"\tMot.\n")
+    assert pairs_[-1] == (" ".join(["word"] * 3000), "Mot.")

@@ -3,6 +3,7 @@ train/valid/test splits grouped by English sentence, stored as parquet."""
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -13,10 +14,18 @@ import pandas as pd
 
 from attention_lab.atomic import atomic_path, write_json
 from attention_lab.config import param, to_dict
-from attention_lab.data.archive import D2L_SHA256, CorpusError, read_corpus, verify_sha256
+from attention_lab.data.archive import (
+    D2L_SHA256,
+    CorpusError,
+    read_corpus,
+    verify_sha256,
+)
 from attention_lab.data.cleaning import clean, normalize_words
 
 SPLITS = ("train", "valid", "test")
+MALFORMED = ("no_tab", "empty_side", "not_utf8")
+REASONS = {"no_tab": "no tab between English and French", "empty_side": "an empty side",
+           "not_utf8": "not UTF-8", "too_long": "a side over tokenize.max_tokens words"}
 
 
 @dataclass(frozen=True)
@@ -50,39 +59,50 @@ def word_count(text: str) -> int:
 def parse_pairs(data: bytes, params: TokenizeParams) -> tuple[list[tuple[str, str]], dict]:
     """Cleaned (English, French) pairs from `English<TAB>French[<TAB>attribution]` lines.
 
-    Malformed lines are skipped and counted by reason, never fatal.
+    Malformed lines are skipped and counted by reason, never fatal; `first_lines` gives the number
+    of the first line skipped for each reason, so a report points at one. A UTF-8 byte-order mark
+    and CRLF line ends are read as if absent.
     """
     pairs: list[tuple[str, str]] = []
-    malformed: Counter[str] = Counter()
-    too_long = 0
-    lines = data.split(b"\n")
+    skipped: Counter[str] = Counter()
+    first: dict[str, int] = {}
+    lines = data.removeprefix(codecs.BOM_UTF8).split(b"\n")
     if lines and lines[-1] == b"":
         lines.pop()
     if params.max_pairs is not None:
         lines = lines[: params.max_pairs]
-    for raw in lines:
+    for number, raw in enumerate(lines, 1):
+        reason = None
         try:
-            line = raw.rstrip(b"\r").decode("utf-8")
+            columns = raw.rstrip(b"\r").decode("utf-8").split("\t")
         except UnicodeDecodeError:
-            malformed["not_utf8"] += 1
-            continue
-        columns = line.split("\t")
-        if len(columns) < 2:
-            malformed["no_tab"] += 1
-            continue
-        src, tgt = (clean(c) for c in columns[:2])
-        if not src or not tgt:
-            malformed["empty_side"] += 1
-            continue
-        if params.max_tokens is not None and max(word_count(src), word_count(tgt)) > params.max_tokens:
-            too_long += 1
-            continue
-        pairs.append((src, tgt))
+            reason = "not_utf8"
+        else:
+            src, tgt = (clean(c) for c in columns[:2]) if len(columns) >= 2 else ("", "")
+            if len(columns) < 2:
+                reason = "no_tab"
+            elif not src or not tgt:
+                reason = "empty_side"
+            elif params.max_tokens is not None and max(word_count(src), word_count(tgt)) > params.max_tokens:
+                reason = "too_long"
+        if reason is None:
+            pairs.append((src, tgt))
+        else:
+            skipped[reason] += 1
+            first.setdefault(reason, number)
     stats = {"lines_read": len(lines),
-             "malformed": {k: malformed[k] for k in ("no_tab", "empty_side", "not_utf8")},
-             "filtered": {"too_long": too_long},
+             "malformed": {k: skipped[k] for k in MALFORMED},
+             "filtered": {"too_long": skipped["too_long"]},
+             "first_lines": first,
              "pairs": len(pairs)}
     return pairs, stats
+
+
+def skipped_lines(stats: dict) -> list[str]:
+    """One line per reason lines were skipped, naming the first such line."""
+    counts = {**stats["malformed"], **stats["filtered"]}
+    return [f"{counts[reason]} line(s) skipped: {REASONS[reason]} (first: line {line})"
+            for reason, line in sorted(stats["first_lines"].items(), key=lambda item: item[1])]
 
 
 def split_by_source(pairs: list[tuple[str, str]], valid_fraction: float, test_fraction: float,
@@ -125,7 +145,8 @@ def tokenize_corpus(zip_path: str | Path, corpus: CorpusParams,
     sha256 = verify_sha256(data, corpus.sha256, str(zip_path))
     pairs, report = parse_pairs(data, params)
     if not pairs:
-        raise CorpusError(f"{zip_path}: no usable sentence pairs among {report['lines_read']} lines")
+        why = f" ({'; '.join(skipped_lines(report))})" if report["lines_read"] else ""
+        raise CorpusError(f"{zip_path}: no usable sentence pairs among {report['lines_read']} lines{why}")
     splits = split_by_source(pairs, params.valid_fraction, params.test_fraction, params.seed)
     report = {"sha256": sha256, **report, "splits": {
         name: {"pairs": len(frame), "sources": len(references(frame)),
