@@ -92,3 +92,8 @@ def own_store(tmp_path_factory: pytest.TempPathFactory):
         patch.setenv("DVC_ROOT", str(root))
         patch.delenv("DVC_EXP_NAME", raising=False)
         yield root
+
+
+def text_of(codec, ids: list[int]) -> str:
+    """A codec's text for `ids`, as the translator builds it (without `<unk>` replacement)."""
+    return codec.join(codec.id_pieces(ids))

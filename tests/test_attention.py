@@ -13,7 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attention_lab.model.attention import KINDS, key_mask, make_attention, masked_softmax
+from attention_lab.model.attention import (
+    KINDS,
+    key_mask,
+    make_attention,
+    masked_softmax,
+)
 
 B, Q, K = 3, 5, 7
 DQ, DK, DV = 6, 4, 3  # dot and scaled_dot use DQ for keys too
@@ -47,6 +52,11 @@ def beyond(valid_lens: torch.Tensor) -> torch.Tensor:
 # d2l §11.3's toy examples: every key is the same, so the weights are uniform over the valid ones.
 
 
+def pool(attention, queries, keys, values, valid_lens=None, need_weights=True):
+    """(context, weights) of one attention call, as a decoder step gets them."""
+    return attention.attend(queries, attention.prepare_keys(keys), values, valid_lens, need_weights)
+
+
 def d2l_toy(query_size: int) -> tuple[torch.Tensor, ...]:
     torch.manual_seed(0)
     queries = torch.normal(0, 1, (2, 1, query_size))
@@ -59,13 +69,13 @@ def d2l_toy(query_size: int) -> tuple[torch.Tensor, ...]:
 def test_d2l_toy_example_gives_uniform_weights_over_valid_keys(kind, query_size):
     queries, keys, values, valid_lens = d2l_toy(query_size)
     attention = make_attention(kind, query_size, 2, hidden_size=8, dropout=0.1).eval()
-    context = attention(queries, keys, values, valid_lens)
+    context, weights = pool(attention, queries, keys, values, valid_lens)
     expected = torch.zeros(2, 1, 10)
     expected[0, 0, :2] = 1 / 2
     expected[1, 0, :6] = 1 / 6
-    torch.testing.assert_close(attention.attention_weights, expected)
-    assert (attention.attention_weights[0, 0, 2:] == 0).all()
-    assert (attention.attention_weights[1, 0, 6:] == 0).all()
+    torch.testing.assert_close(weights, expected)
+    assert (weights[0, 0, 2:] == 0).all()
+    assert (weights[1, 0, 6:] == 0).all()
     # The mean of the valid value rows, as printed in d2l.
     torch.testing.assert_close(context, torch.tensor([[[2.0, 3, 4, 5]], [[10.0, 11, 12, 13]]]))
 
@@ -78,8 +88,7 @@ def test_d2l_toy_example_gives_uniform_weights_over_valid_keys(kind, query_size)
 @pytest.mark.parametrize("valid_lens", [VALID_1D, VALID_2D], ids=["1d", "2d"])
 def test_weights_sum_to_one_and_are_exactly_zero_on_padding(kind, valid_lens):
     attention = build(kind).eval()
-    context = attention(*inputs(kind), valid_lens)
-    weights = attention.attention_weights
+    context, weights = pool(attention, *inputs(kind), valid_lens)
     assert context.shape == (B, Q, DV)
     assert weights.shape == (B, Q, K)
     torch.testing.assert_close(weights.sum(-1), torch.ones(B, Q))
@@ -90,9 +99,9 @@ def test_weights_sum_to_one_and_are_exactly_zero_on_padding(kind, valid_lens):
 @pytest.mark.parametrize("kind", KINDS)
 def test_no_valid_lens_means_every_key_counts(kind):
     attention = build(kind).eval()
-    attention(*inputs(kind))
-    assert (attention.attention_weights > 0).all()
-    torch.testing.assert_close(attention.attention_weights.sum(-1), torch.ones(B, Q))
+    _, weights = pool(attention, *inputs(kind))
+    assert (weights > 0).all()
+    torch.testing.assert_close(weights.sum(-1), torch.ones(B, Q))
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float64])
@@ -112,10 +121,9 @@ def test_masked_softmax_padding_is_exactly_zero_in_every_dtype(dtype):
 def test_valid_length_zero_gives_zero_row_and_finite_gradients(kind, valid_lens):
     attention = build(kind).eval()
     queries, keys, values = (t.requires_grad_() for t in inputs(kind))
-    context = attention(queries, keys, values, valid_lens)
+    context, weights = pool(attention, queries, keys, values, valid_lens)
     empty = key_mask(valid_lens, K).expand(B, Q, K).any(-1) == 0  # (B, Q)
     assert empty.any()
-    weights = attention.attention_weights
     assert not weights.isnan().any() and not context.isnan().any()
     assert (weights[empty] == 0).all()
     assert (context[empty] == 0).all()
@@ -139,8 +147,8 @@ def test_sdpa_path_equals_explicit_path_in_float64(valid_lens):
     explicit_inputs = [t.requires_grad_() for t in inputs("scaled_dot", torch.float64)]
     fused_inputs = [t.detach().clone().requires_grad_() for t in explicit_inputs]
     explicit = attention(*explicit_inputs, valid_lens, need_weights=True)
-    fused = attention(*fused_inputs, valid_lens, need_weights=False)
-    assert attention.attention_weights is None
+    fused, weights = pool(attention, *fused_inputs, valid_lens, need_weights=False)
+    assert weights is None  # the fused kernel's path
     torch.testing.assert_close(fused, explicit, atol=1e-6, rtol=0)
     upstream = torch.randn(B, Q, DV, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
     (explicit * upstream).sum().backward()
@@ -173,9 +181,9 @@ def test_every_kind_handles_unequal_sizes(kind):
     attention = build(kind, max_keys=K + 2).eval()
     for num_keys in (1, K):
         queries, keys, values = inputs(kind)
-        context = attention(queries, keys[:, :num_keys], values[:, :num_keys])
+        context, weights = pool(attention, queries, keys[:, :num_keys], values[:, :num_keys])
         assert context.shape == (B, Q, DV)
-        assert attention.attention_weights.shape == (B, Q, num_keys)
+        assert weights.shape == (B, Q, num_keys)
 
 
 def test_unknown_kind_is_named_in_the_error():
@@ -199,8 +207,7 @@ def test_location_attention_refuses_more_keys_than_max_keys():
 def test_prepare_keys_then_attend_equals_forward(kind):
     attention = build(kind).eval()
     queries, keys, values = inputs(kind)
-    expected = attention(queries, keys, values, VALID_2D)
-    expected_weights = attention.attention_weights
+    expected, expected_weights = pool(attention, queries, keys, values, VALID_2D)
     prepared = attention.prepare_keys(keys)
     # A decoder attends one query at a time over keys prepared once.
     steps = [attention.attend(queries[:, i:i + 1], prepared, values, VALID_2D[:, i:i + 1]) for i in range(Q)]
@@ -211,8 +218,8 @@ def test_prepare_keys_then_attend_equals_forward(kind):
 def test_dropout_in_train_mode_keeps_unmodified_weights():
     attention = build("additive", dropout=0.5).train()
     torch.manual_seed(3)
-    attention(*inputs("additive"), VALID_1D)
-    torch.testing.assert_close(attention.attention_weights.sum(-1), torch.ones(B, Q))
+    _, weights = pool(attention, *inputs("additive"), VALID_1D)
+    torch.testing.assert_close(weights.sum(-1), torch.ones(B, Q))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -301,8 +308,7 @@ def test_every_scorer_matches_its_formula_on_distinct_keys(kind, dk, lens):
 
     expected_weights = hand_softmax(hand_scores(kind, attention, queries.numpy(), keys.numpy()), valid)
     expected_context = np.einsum("bqk,bkv->bqv", expected_weights, values.numpy())
-    context = attention(queries, keys, values, valid_lens)
-    weights = attention.attention_weights
+    context, weights = pool(attention, queries, keys, values, valid_lens)
     # The keys really differ: the expected weights are far from uniform over the valid keys.
     assert np.abs(expected_weights[0, 0] - 1 / HK).max() > 0.02
     torch.testing.assert_close(weights, torch.from_numpy(expected_weights), rtol=0, atol=1e-12)

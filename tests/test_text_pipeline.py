@@ -7,7 +7,7 @@ import sys
 import pandas as pd
 import pytest
 import torch
-from conftest import REPO
+from conftest import REPO, text_of
 
 from attention_lab.cli import main
 from attention_lab.data.cleaning import clean
@@ -60,8 +60,8 @@ def test_the_same_ids_in_training_and_translation(stages, datamodule):
         assert src_ids == translator.tokenizer.src.encode(row.src) == vocab_file.src.encode(row.src)
         assert tgt_ids == translator.tokenizer.tgt.encode(row.tgt) == vocab_file.tgt.encode(row.tgt)
         # what training teaches is exactly the reference text, and what the model reads the source
-        assert translator.tokenizer.tgt.decode(tgt_ids) == clean(row.tgt)
-        assert translator.tokenizer.src.decode(src_ids) == clean(row.src)
+        assert text_of(translator.tokenizer.tgt, tgt_ids) == clean(row.tgt)
+        assert text_of(translator.tokenizer.src, src_ids) == clean(row.src)
     train = load_split(stages["data"], "train")
     for row, (src_ids, _) in zip(train.head(20).itertuples(), datamodule.train_pairs):
         assert src_ids == translator.tokenizer.src.encode(row.src)

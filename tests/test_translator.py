@@ -111,7 +111,7 @@ def test_a_source_over_the_limit_is_refused_naming_it_before_any_search(fresh, m
     texts = [sentence(5), sentence(40), sentence(3)]
     pieces = [len(ids) for ids in fresh.tokenizer.src.encode_all(texts)]
     limit = pieces[1] - 1
-    monkeypatch.setattr("attention_lab.inference.translator.decode",
+    monkeypatch.setattr("attention_lab.inference.translator.run_search",
                         lambda *a, **k: pytest.fail("decoding started before every source was checked"))
     with pytest.raises(SourceTooLong, match=rf"^sentence 2: {pieces[1]} pieces, over max_source_pieces {limit}") as exc:
         fresh.translate(texts, SearchParams(max_source_pieces=limit))

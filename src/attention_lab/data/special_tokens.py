@@ -41,13 +41,3 @@ class Vocab:
     def lookup(self, tokens: Sequence[str]) -> list[int]:
         """Token strings -> ids, `<unk>` for tokens outside the vocabulary."""
         return [self.index.get(t, UNK_ID) for t in tokens]
-
-    def words(self, ids: Iterable[int]) -> list[str]:
-        """Ids to tokens up to the first `<eos>`, without `<pad>`/`<bos>`."""
-        tokens = []
-        for i in ids:
-            if i == EOS_ID:
-                break
-            if i not in (PAD_ID, BOS_ID):
-                tokens.append(self.tokens[i])
-        return tokens

@@ -58,7 +58,7 @@ class VocabParams:
 
 
 class Codec:
-    """One language's text <-> ids. `encode` appends `<eos>`; `decode` stops at `<eos>`."""
+    """One language's text <-> ids. `encode` appends `<eos>`; `id_pieces` stops at `<eos>`."""
 
     emits_unk: bool  # whether `<unk>` is a token a decoder may output (then it must be replaced)
 
@@ -79,16 +79,23 @@ class Codec:
     def encode(self, text: str) -> list[int]:
         return self.encode_all([text])[0]
 
+    def piece(self, token_id: int) -> str:
+        """One id's token string."""
+        raise NotImplementedError
+
     def id_pieces(self, ids: Iterable[int]) -> list[str]:
         """Ids up to the first `<eos>` as token strings, without `<pad>`/`<bos>`."""
-        raise NotImplementedError
+        pieces = []
+        for i in ids:
+            if i == EOS_ID:
+                break
+            if i not in (PAD_ID, BOS_ID):
+                pieces.append(self.piece(int(i)))
+        return pieces
 
     def join(self, pieces: Sequence[str]) -> str:
         """Token strings back to text."""
         raise NotImplementedError
-
-    def decode(self, ids: Iterable[int]) -> str:
-        return self.join(self.id_pieces(ids))
 
     def payload(self) -> dict:
         raise NotImplementedError
@@ -112,8 +119,8 @@ class WordCodec(Codec):
     def encode_all(self, texts: Sequence[str]) -> list[list[int]]:
         return [self.vocab.lookup(self.pieces(t)) + [EOS_ID] for t in texts]
 
-    def id_pieces(self, ids: Iterable[int]) -> list[str]:
-        return self.vocab.words(ids)
+    def piece(self, token_id: int) -> str:
+        return self.vocab.tokens[token_id]
 
     def join(self, pieces: Sequence[str]) -> str:
         return detokenize_words(list(pieces))
@@ -141,14 +148,8 @@ class SubwordCodec(Codec):
     def encode_all(self, texts: Sequence[str]) -> list[list[int]]:
         return [ids + [EOS_ID] for ids in self.processor.encode([clean(t) for t in texts])]
 
-    def id_pieces(self, ids: Iterable[int]) -> list[str]:
-        pieces = []
-        for i in ids:
-            if i == EOS_ID:
-                break
-            if i not in (PAD_ID, BOS_ID):
-                pieces.append(self.processor.id_to_piece(int(i)))
-        return pieces
+    def piece(self, token_id: int) -> str:
+        return self.processor.id_to_piece(token_id)
 
     def join(self, pieces: Sequence[str]) -> str:
         return self.processor.decode_pieces(list(pieces)).strip()

@@ -162,16 +162,9 @@ def beam_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, be
     return Decoded(history[best], lengths[best], final[best], attention[best])
 
 
-def decode(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, beam_size: int = 1,
-           alpha: float = 0.0, *, forbid: tuple[int, ...] = ()) -> Decoded:
+def run_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, beam_size: int = 1,
+               alpha: float = 0.0, *, forbid: tuple[int, ...] = ()) -> Decoded:
     """Greedy search for `beam_size` 1, beam search otherwise; `forbid` as in both."""
     if beam_size == 1:
         return greedy_search(model, src, src_len, limits, forbid=forbid)
     return beam_search(model, src, src_len, limits, beam_size, alpha, forbid=forbid)
-
-
-def ids_to_lists(decoded: Decoded) -> list[list[int]]:
-    """Each sentence's output ids, without the `<eos>` and the padding."""
-    rows = decoded.tokens.tolist()
-    return [[i for i in row[:n] if i != EOS_ID] for row, n in zip(rows, decoded.lengths.tolist())]
-

@@ -13,11 +13,11 @@ import numpy as np
 import torch
 
 from attention_lab.config import param
-from attention_lab.errors import UserError
 from attention_lab.data.batching import budget_batches, pad
 from attention_lab.data.special_tokens import EOS, UNK, UNK_ID
+from attention_lab.errors import UserError
 from attention_lab.inference.model_file import LoadedModel, load_model
-from attention_lab.inference.search import decode, output_limits
+from attention_lab.inference.search import output_limits, run_search
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,8 @@ class Translator:
             src, src_len = pad([ids[i] for i in batch])
             src, src_len = src.to(self.device), src_len.to(self.device)
             limits = output_limits(src_len, search.max_len_ratio, search.max_output_pieces)
-            decoded = decode(self.model, src, src_len, limits, search.beam_size, search.length_penalty, forbid=forbid)
+            decoded = run_search(self.model, src, src_len, limits, search.beam_size, search.length_penalty,
+                                 forbid=forbid)
             outputs, lengths = decoded.tokens.tolist(), decoded.lengths.tolist()
             attention, scores = decoded.attention.float().cpu().numpy(), decoded.scores.tolist()
             for row, i in enumerate(batch):

@@ -4,8 +4,8 @@ Every scorer shares one interface:
 
     forward(queries (B, Q, H), keys (B, K, D), values (B, K, D), valid_lens) -> (B, Q, D)
 
-and keeps its last weights (B, Q, K) as `attention_weights`. A decoder that attends over the same
-keys at every step calls `prepare_keys` once per sequence and then `attend` at each step.
+A decoder that attends over the same keys at every step calls `prepare_keys` once per sequence
+and then `attend` at each step, which also returns the weights (B, Q, K).
 `valid_lens` is None (every key counts), (B,) (per sequence) or (B, Q) (per query).
 """
 
@@ -49,7 +49,6 @@ class Attention(nn.Module):
     def __init__(self, dropout: float = 0.0) -> None:
         super().__init__()
         self.dropout = nn.Dropout(dropout)
-        self.attention_weights: Tensor | None = None
 
     def prepare_keys(self, keys: Tensor) -> Tensor:
         """Work on keys (B, K, D) that does not depend on the query, done once per sequence."""
@@ -64,7 +63,6 @@ class Attention(nn.Module):
         """Context (B, Q, D) and weights (B, Q, K) for prepared keys; weights may be None when
         `need_weights` is False and the scorer has a faster path without them."""
         weights = masked_softmax(self.score(queries, keys), valid_lens)  # (B, Q, K)
-        self.attention_weights = weights
         return torch.bmm(self.dropout(weights), values), weights  # (B, Q, D)
 
     def forward(self, queries: Tensor, keys: Tensor, values: Tensor, valid_lens: Tensor | None = None,
@@ -111,7 +109,6 @@ class ScaledDotAttention(DotAttention):
                need_weights: bool = True) -> tuple[Tensor, Tensor | None]:
         if need_weights:
             return super().attend(queries, keys, values, valid_lens)
-        self.attention_weights = None
         dropout = self.dropout.p if self.training else 0.0
         if valid_lens is None:
             return F.scaled_dot_product_attention(queries, keys, values, dropout_p=dropout), None

@@ -28,8 +28,9 @@ def scoring_demo() -> dict[str, Tensor]:
     weights = {}
     for kind, query_size in (("additive", 20), ("scaled_dot", 2)):
         attention = make_attention(kind, query_size, 2, hidden_size=8, dropout=0.1).eval()
-        attention(torch.normal(0, 1, (2, 1, query_size), generator=generator), keys, values, valid_lens)
-        weights[kind] = attention.attention_weights.squeeze(1)  # (B, K)
+        queries = torch.normal(0, 1, (2, 1, query_size), generator=generator)  # (B, Q, H), Q = 1
+        _, pooled = attention.attend(queries, attention.prepare_keys(keys), values, valid_lens)  # ., (B, Q, K)
+        weights[kind] = pooled.squeeze(1)  # (B, K)
     return weights
 
 
