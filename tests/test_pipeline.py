@@ -80,6 +80,22 @@ def seq2seq_runs(root):
                                       order_by=["attributes.start_time ASC"])
 
 
+def test_repro_with_the_tracking_server_down_fails_in_seconds_before_training(repo):
+    """First in this module: nothing is trained yet. Nothing listens on the URI's port."""
+    root, env = repo
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        uri = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    start = time.monotonic()
+    failed = run(["dvc", "repro"], root, {**env, "MLFLOW_TRACKING_URI": uri}, check=False)
+    seconds = time.monotonic() - start
+    assert failed.returncode != 0
+    errors = [line for line in failed.stderr.splitlines() if line.startswith("error: ")]
+    assert errors and errors[0].startswith(f"error: MLflow tracking URI '{uri}' is unreachable"), failed.stderr
+    assert "Running stage 'train_seq2seq'" not in failed.stdout and not (root / "models").exists()
+    assert seconds < 120, seconds  # the stages before training, then the check: no minutes of retries
+
+
 def test_repro_runs_every_stage(repo):
     root, env = repo
     run(["dvc", "repro"], root, env)
