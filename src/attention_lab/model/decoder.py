@@ -16,7 +16,6 @@ from torch import Tensor, nn
 
 from attention_lab.data.special_tokens import PAD_ID
 from attention_lab.model.attention import AdditiveAttention, make_attention
-from attention_lab.model.bahdanau_backward import bahdanau_gru
 from attention_lab.model.encoder import RNNS, RNNState
 
 
@@ -144,6 +143,9 @@ class BahdanauDecoder(Decoder):
         per batch, (B, S, 3H), and never builds c."""
         if not (isinstance(self.rnn, nn.GRU) and isinstance(self.attention, AdditiveAttention)):
             return super().teacher_forced(tgt_in, state)
+        # Here, not at the top: only training teacher-forces, so translation never loads the backward.
+        from attention_lab.model.bahdanau_backward import bahdanau_gru
+
         rnn, embed_size = self.rnn, self.embedding.embedding_dim
         x0 = F.linear(self.embed(tgt_in), rnn.weight_ih_l0[:, :embed_size], rnn.bias_ih_l0)  # (B, T, 3H)
         projected = F.linear(state.values, rnn.weight_ih_l0[:, embed_size:])  # (B, S, 3H)

@@ -1,5 +1,5 @@
-"""One GRU step and its derivative factors, for a recurrence with a hand-written backward
-(`bahdanau_recurrence`).
+"""The GRU layer of a recurrence with a hand-written backward (`bahdanau_backward`, training
+only): one step, what it keeps for the backward, its derivative factors, the layer's weights.
 
 The equations are `torch.nn.GRU`'s (Cho et al. 2014 §2.3), from the input's product already
 computed, `x = W_ih x + b_ih` (..., 3H), and the state's, `gh = W_hh h + b_hh` (..., 3H):
@@ -8,6 +8,8 @@ computed, `x = W_ih x + b_ih` (..., 3H), and the state's, `gh = W_hh h + b_hh` (
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import torch
 from torch import Tensor
@@ -19,6 +21,16 @@ def gru_step(x: Tensor, gh: Tensor, h: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     rz = torch.sigmoid(x[..., : 2 * size] + gh[..., : 2 * size])  # (..., 2H)
     n = torch.tanh(torch.addcmul(x[..., 2 * size :], rz[..., :size], gh[..., 2 * size :]))  # (..., H)
     return rz, n, torch.lerp(n, h, rz[..., size:])  # lerp: (1 - z) n + z h
+
+
+class LayerStep(NamedTuple):
+    """What one layer's `gru_step` keeps for the backward: `gru_factors` reads the first four."""
+    previous: Tensor  # (B, H): the layer's state before the step
+    gates: Tensor  # (B, 2H): r and z
+    candidate: Tensor  # (B, H): n
+    recurrent_n: Tensor  # (B, H): W_hn h + b_hn, the recurrent product's share that r scales
+    inputs: Tensor | None  # (B, H): the layer's input above layer 0, after dropout
+    input_mask: Tensor | None  # (B, H): its dropout keep-mask; None without dropout
 
 
 def gru_factors(rz: Tensor, n: Tensor, h: Tensor, gh_n: Tensor) -> tuple[Tensor, Tensor, Tensor]:
@@ -38,3 +50,23 @@ def gru_factors(rz: Tensor, n: Tensor, h: Tensor, gh_n: Tensor) -> tuple[Tensor,
 def input_grad(dh: Tensor, c: Tensor) -> Tensor:
     """dh' (..., H) and a step's factors c (..., 3, H) -> the gradient of its input product (..., 3H)."""
     return (dh.unsqueeze(-2) * c).flatten(-2)
+
+
+class LayerWeights(NamedTuple):
+    """One GRU layer's parameters (or their gradients). Layer 0 has no W_ih, b_ih here: the caller
+    computes its input product (in `bahdanau_backward`, x0 plus attention)."""
+    w_hh: Tensor  # (3H, H)
+    b_hh: Tensor  # (3H,)
+    w_ih: Tensor | None  # (3H, H), None for layer 0
+    b_ih: Tensor | None  # (3H,), None for layer 0
+
+
+def flat_layers(layers: list[LayerWeights]) -> list[Tensor]:
+    """The argument list autograd sees, (W_hh, b_hh) of layer 0 then (W_hh, b_hh, W_ih, b_ih) of
+    each layer above; the backward returns the gradients in the same order."""
+    return [tensor for layer in layers for tensor in layer if tensor is not None]
+
+
+def unflat_layers(flat: tuple[Tensor, ...]) -> list[LayerWeights]:
+    """The inverse of `flat_layers`."""
+    return [LayerWeights(*flat[:2], None, None)] + [LayerWeights(*flat[i : i + 4]) for i in range(2, len(flat), 4)]
