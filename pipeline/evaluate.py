@@ -14,6 +14,7 @@ from attention_lab.inference.translator import Translator
 from attention_lab.stage import stage_args
 from attention_lab.tracking import run as mlflow_run
 from attention_lab.tracking import store as tracking
+from attention_lab.tracking.run_file import read_run_file
 
 
 def main() -> None:
@@ -21,7 +22,7 @@ def main() -> None:
                       out="folder for the reports")
     params = load_section(args.params, "evaluate", EvaluateParams)
     mlflow = load_section(args.params, "mlflow", tracking.MlflowParams)
-    training = mlflow_run.Run.resume(mlflow, mlflow_run.recorded_run_id(args.model))
+    training = mlflow_run.Run.resume(mlflow, read_run_file(args.model))
     with mlflow_run.child_run(training, "evaluate", flatten({"evaluate": to_dict(params)})) as evaluation:
         test = load_split(args.data, "test")
         metrics, translations, by_length = score_test_split(Translator.load(args.model), test, params)

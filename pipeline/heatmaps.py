@@ -12,13 +12,14 @@ from attention_lab.plotting import save_figure
 from attention_lab.stage import stage_args
 from attention_lab.tracking import run as mlflow_run
 from attention_lab.tracking import store as tracking
+from attention_lab.tracking.run_file import read_run_file
 
 
 def main() -> None:
     args = stage_args(__doc__, model="folder of model.pt and mlflow_run.json", out="folder for the PNGs")
     params = load_section(args.params, "heatmaps", HeatmapParams)
     mlflow = load_section(args.params, "mlflow", tracking.MlflowParams)
-    training = mlflow_run.Run.resume(mlflow, mlflow_run.recorded_run_id(args.model))
+    training = mlflow_run.Run.resume(mlflow, read_run_file(args.model))
     with mlflow_run.child_run(training, "heatmaps", flatten({"heatmaps": to_dict(params)})) as heatmaps:
         figures, grid = attention_figures(Translator.load(args.model), params.sentences, params.search)
         figures["grid.png"] = grid

@@ -19,6 +19,7 @@ from servers import serving
 from attention_lab.tracking import registry
 from attention_lab.tracking import run as mlflow_run
 from attention_lab.tracking import store as tracking
+from attention_lab.tracking.run_file import RunFile, read_run_file, run_file_path, write_run_file
 
 
 @pytest.fixture(scope="module")
@@ -53,6 +54,17 @@ def test_a_deleted_experiment_is_a_one_line_error(local_store):
     with pytest.raises(tracking.TrackingError, match=r"'gone' \(id \d+\) is deleted: restore it with") as error:
         tracking.ensure_experiment(local_store, "gone")
     assert "\n" not in str(error.value)
+
+
+def test_the_run_file_reads_back_what_was_written_and_an_unreadable_one_is_a_one_line_error(tmp_path):
+    assert read_run_file(tmp_path) is None  # trained before any run file: evaluate logs nothing
+    written = write_run_file(tmp_path, "0123abcd", "lab", "m-42")
+    assert read_run_file(tmp_path) == written == RunFile("0123abcd", "lab", "m-42")
+    for text in ("{not json", "[1, 2]", '{"experiment": "lab"}', '"run"'):
+        run_file_path(tmp_path).write_text(text)
+        with pytest.raises(tracking.TrackingError, match=f"^{run_file_path(tmp_path)}: unreadable") as error:
+            read_run_file(tmp_path)
+        assert "\n" not in str(error.value)
 
 
 class LateReader:

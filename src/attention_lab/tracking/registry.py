@@ -1,7 +1,7 @@
 """The translator in MLflow: logged as a model of its training run, registered, promoted.
 
 `log_translator` (the training stage, once training ends) logs `model.pt` as an MLflow 3 pyfunc
-model written as code (`mlflow_model.py`), with a signature, an input example, its requirements and
+model written as code (`served_model.py`), with a signature, an input example, its requirements and
 its own copy of this package, so `mlflow models serve -m runs:/<run>/translator`,
 `models:/<model_id>` or `models:/attention-lab-translator@champion` serve it.
 
@@ -23,6 +23,7 @@ from typing import Any
 
 from attention_lab.tracking import run as mlflow_run
 from attention_lab.tracking import store as tracking
+from attention_lab.tracking.run_file import read_run_file, run_file_path
 from attention_lab.tracking.served_model import ARTIFACT, REQUEST_PARAMS, TEXT
 
 MODEL_NAME = "attention-lab-translator"
@@ -182,11 +183,10 @@ def promote(run_id: str, metric: str = DEFAULT_METRIC, name: str = MODEL_NAME) -
 
 
 def recorded_run(model_dir: Path) -> str:
-    """The training run id recorded beside a model (`mlflow_run.json`)."""
-    path = Path(model_dir) / "mlflow_run.json"
-    if not path.is_file():
+    """The training run id recorded beside a model (its run file), which `promote` needs."""
+    recorded, path = read_run_file(model_dir), run_file_path(model_dir)
+    if recorded is None:
         raise tracking.TrackingError(f"{path}: no such file (train first: dvc repro train_seq2seq)")
-    run_id = mlflow_run.recorded_run_id(model_dir)
-    if run_id is None:
+    if recorded.run_id is None:
         raise tracking.TrackingError(f"{path}: records no MLflow run (trained with mlflow.enabled: false)")
-    return run_id
+    return recorded.run_id

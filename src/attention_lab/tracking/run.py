@@ -1,5 +1,5 @@
 """Logging into one MLflow run by id, and the child runs of a training run (where runs go and how
-they are tagged is `tracking`)."""
+they are tagged is `tracking.store`)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from attention_lab.tracking.run_file import RunFile
 from attention_lab.tracking.store import (
     MAX_PARAM_LENGTH,
     PARENT_RUN_TAG,
@@ -48,8 +49,10 @@ class Run:
         return cls(tracking, run.info.run_id)
 
     @classmethod
-    def resume(cls, params: MlflowParams, run_id: str | None) -> Run:
-        """The run `run_id` (recorded by the training stage), or nothing when tracking is off."""
+    def resume(cls, params: MlflowParams, recorded: RunFile | None) -> Run:
+        """The training run a run file records (`read_run_file`), or nothing when tracking is off
+        or the model was trained without it."""
+        run_id = recorded.run_id if recorded else None
         if not params.enabled or not run_id:
             return cls(None, None)
         tracking = client()
@@ -180,13 +183,3 @@ def child_run(training: Run, stage: str, params: Mapping[str, Any]) -> Iterator[
               f"(they came from run {previous}, which keeps its own copy)", file=sys.stderr)
     training.set_tag(key, child.run_id)
 
-
-def recorded_run_id(model_dir: str | Path) -> str | None:
-    """The MLflow run id the training stage recorded beside its model, if any."""
-    path = Path(model_dir) / "mlflow_run.json"
-    try:
-        return json.loads(path.read_text())["run_id"]
-    except FileNotFoundError:
-        return None
-    except (ValueError, KeyError, TypeError) as exc:
-        raise TrackingError(f"{path}: unreadable ({exc})") from None
