@@ -13,9 +13,6 @@ stage) beats the champion's.
 from __future__ import annotations
 
 import math
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -62,25 +59,6 @@ def requirements() -> list[str]:
     return pins
 
 
-@contextmanager
-def fluent_tracking_uri(uri: str) -> Iterator[None]:
-    """MLflow's fluent API at `uri` for this block only. `mlflow.set_tracking_uri` is process-wide
-    and also writes (or, given None, deletes) MLFLOW_TRACKING_URI, so both are put back after."""
-    import mlflow
-    from mlflow.tracking._tracking_service import utils
-
-    saved, env = utils._tracking_uri, os.environ.get("MLFLOW_TRACKING_URI")
-    mlflow.set_tracking_uri(uri)
-    try:
-        yield
-    finally:
-        utils._tracking_uri = saved
-        if env is None:
-            os.environ.pop("MLFLOW_TRACKING_URI", None)
-        else:
-            os.environ["MLFLOW_TRACKING_URI"] = env
-
-
 def log_translator(run_id: str, model_file: Path, data_dir: Path | None = None) -> str:
     """Log `model_file` as the MLflow model `translator` of the (finished) training run `run_id`;
     returns its model id. With `data_dir` (the tokenized splits), the train and valid splits are
@@ -97,7 +75,7 @@ def log_translator(run_id: str, model_file: Path, data_dir: Path | None = None) 
             run.log_dataset(load_split(data_dir, split), split, Path(data_dir) / f"{split}.parquet", context)
     status = tracker.get_run(run_id).info.status
     # The fluent API is the only way to log a pyfunc model into a given run; `start_run` reopens it.
-    with fluent_tracking_uri(tracker.tracking_uri), mlflow.start_run(run_id=run_id):
+    with tracking.fluent_tracking_uri(tracker.tracking_uri), mlflow.start_run(run_id=run_id):
         info = mlflow.pyfunc.log_model(
             name=LOGGED_NAME, python_model=str(MODEL_CODE), artifacts={ARTIFACT: str(Path(model_file).resolve())},
             code_paths=[str(Path(__file__).parents[1])], signature=signature(),

@@ -1,5 +1,5 @@
 """MLflow tracking: where runs go, the experiment, and what every run is tagged with (logging into
-one run is `mlflow_run`).
+one run is `tracking.run`).
 
 Runs default to a sqlite database at the repository root (`DVC_ROOT` when DVC runs the stage, so
 `dvc exp run --temp` lands in the same database); `MLFLOW_TRACKING_URI` overrides. The MLflow
@@ -71,10 +71,14 @@ def redact(text: str) -> str:
 
 
 @contextmanager
-def _fail_fast() -> Iterator[None]:
-    # MLflow retries HTTP requests with backoff for minutes by default; a check must not.
-    saved = {k: os.environ.get(k) for k in ("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "MLFLOW_HTTP_REQUEST_TIMEOUT")}
-    os.environ.update(MLFLOW_HTTP_REQUEST_MAX_RETRIES="0", MLFLOW_HTTP_REQUEST_TIMEOUT="10")
+def request_limits(retries: int, timeout_s: int) -> Iterator[None]:
+    """MLflow's HTTP retries and per-request timeout for this block, put back after. Its defaults
+    (7 retries, backing off up to 2 minutes between them, 120 s a request) ride out a flaky network for minutes:
+    right for recording a finished run, wrong for a check, or for metrics while training goes on."""
+    limits = {"MLFLOW_HTTP_REQUEST_MAX_RETRIES": str(retries), "MLFLOW_HTTP_REQUEST_TIMEOUT": str(timeout_s),
+              "MLFLOW_HTTP_REQUEST_BACKOFF_FACTOR": "1"}
+    saved = {k: os.environ.get(k) for k in limits}
+    os.environ.update(limits)
     try:
         yield
     finally:
@@ -83,6 +87,30 @@ def _fail_fast() -> Iterator[None]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+def reason(exc: BaseException) -> str:
+    """An exception as a short phrase for a one-line message: its first line, credentials redacted."""
+    return redact(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)[:200]
+
+
+@contextmanager
+def fluent_tracking_uri(uri: str) -> Iterator[None]:
+    """MLflow's fluent API at `uri` for this block only. `mlflow.set_tracking_uri` is process-wide
+    and also writes (or, given None, deletes) MLFLOW_TRACKING_URI, so both are put back after."""
+    import mlflow
+    from mlflow.tracking._tracking_service import utils
+
+    saved, env = utils._tracking_uri, os.environ.get("MLFLOW_TRACKING_URI")
+    mlflow.set_tracking_uri(uri)
+    try:
+        yield
+    finally:
+        utils._tracking_uri = saved
+        if env is None:
+            os.environ.pop("MLFLOW_TRACKING_URI", None)
+        else:
+            os.environ["MLFLOW_TRACKING_URI"] = env
 
 
 @contextmanager
@@ -108,23 +136,28 @@ def _first_use_lock(uri: str) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def client(uri: str | None = None) -> Any:
-    """An `MlflowClient` for `uri` (default `tracking_uri()`), after checking it answers."""
+def connect(uri: str) -> Any:
+    """An `MlflowClient` for `uri` once it has answered a request, in seconds if it does not (then
+    it raises what MLflow raised)."""
     from mlflow import MlflowClient
 
+    with request_limits(retries=0, timeout_s=10), _first_use_lock(uri):
+        tracking = MlflowClient(uri)
+        tracking.search_experiments(max_results=1)
+    return tracking
+
+
+def client(uri: str | None = None) -> Any:
+    """An `MlflowClient` for `uri` (default `tracking_uri()`), after checking it answers."""
     uri = uri or tracking_uri()
     if uri.startswith("file:") or "://" not in uri:
         raise TrackingError(f"MLflow tracking URI {redact(uri)!r} is a file store, which MLflow 3 "
                             "no longer supports: use sqlite:///path/mlflow.db or http(s)://host")
     try:
-        with _fail_fast(), _first_use_lock(uri):
-            tracking = MlflowClient(uri)
-            tracking.search_experiments(max_results=1)
+        return connect(uri)
     except Exception as exc:  # MLflow raises many unrelated types for an unreachable store
-        reason = redact(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-        raise TrackingError(f"MLflow tracking URI {redact(uri)!r} is unreachable ({reason[:200]}); "
+        raise TrackingError(f"MLflow tracking URI {redact(uri)!r} is unreachable ({reason(exc)}); "
                             "set MLFLOW_TRACKING_URI or mlflow.enabled: false") from None
-    return tracking
 
 
 def _git_commit() -> str:
