@@ -148,6 +148,37 @@ def test_budget_state_dict_round_trip_continues_with_the_time_already_used():
     assert 120.0 + (end - 10_000.0) <= full_end + 1.0 and tail[-1] <= 0.05  # the time used before counts
 
 
+class LoaderBatches(pl.Callback):
+    """The batches the training loader holds in each epoch, as Lightning sees them."""
+
+    def __init__(self) -> None:
+        self.per_epoch: list[int] = []
+
+    def on_train_epoch_start(self, trainer, pl_module) -> None:
+        self.per_epoch.append(len(trainer.train_dataloader.batch_sampler))
+
+
+def test_a_fixed_length_schedule_plans_the_steps_the_loader_holds(tmp_path, monkeypatch):
+    """The plan is counted from the training sampler before training: counted with other batching
+    settings than the loader's, the schedule would stop training early or end it unannealed."""
+    paths = prepare_data(write_zip(tmp_path / "fra-eng.zip"), TokenizeParams(valid_fraction=0.1, test_fraction=0.1),
+                         tmp_path, from_mapping(VocabParams, TINY_VOCAB, "vocab"))
+    config = {**TINY_TRAINING, "data": {**TINY_TRAINING["data"], "batch_tokens": 200},
+              "trainer": {**TINY_TRAINING["trainer"], "max_epochs": 3}}
+    build_trainer, loader = training.build_trainer, LoaderBatches()
+
+    def counting_trainer(*args, **kwargs):
+        trainer, history, schedule = build_trainer(*args, **kwargs)
+        trainer.callbacks.append(loader)
+        return trainer, history, schedule
+
+    monkeypatch.setattr(training, "build_trainer", counting_trainer)
+    metrics = train_seq2seq(from_mapping(Seq2SeqParams, config, "train_seq2seq"), MlflowParams(enabled=False), paths)
+    history = pd.read_csv(paths.reports / "history.csv")
+    assert len(loader.per_epoch) == 3
+    assert history["planned_steps"].tolist() == [sum(loader.per_epoch)] * 3 == [metrics["steps"]] * 3
+
+
 # -- the real thing: a Lightning run whose steps get slower and slower -------------------------------
 
 class SlowerAndSlower(pl.Callback):

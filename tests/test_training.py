@@ -1,25 +1,32 @@
 import json
 import os
+import re
 import subprocess
 import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import pytorch_lightning as pl
 import torch
 from conftest import REPO, TINY_VOCAB
 from mlflow import MlflowClient
+from servers import free_port, serving
 
 from attention_lab.config import ConfigError, from_mapping
 from attention_lab.data.splits import TokenizeParams
-from attention_lab.data.tokenizer import VocabParams
+from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer, VocabParams
 from attention_lab.inference.model_file import load_model
+from attention_lab.tracking.run import Run
+from attention_lab.tracking.run_file import read_run_file
 from attention_lab.tracking.store import MlflowParams, TrackingError, redact
 from attention_lab.training import module as training_module
+from attention_lab.training.datamodule import DataParams, TranslationDataModule
 from attention_lab.training.module import DivergedError
 from attention_lab.training.paths import TrainPaths, prepare_data
-from attention_lab.training.resume import fingerprint
+from attention_lab.training.resume import ResumeState, Start, fingerprint
 from attention_lab.training.run import Seq2SeqParams, train_seq2seq
 
 TINY = {"data": {"batch_size": 16, "batch_tokens": 300, "val_bleu_size": 12},
@@ -178,14 +185,115 @@ def test_nonfinite_loss_stops_with_clear_error_and_leaves_nothing(paths, monkeyp
     assert not paths.reports.exists() or not list(paths.reports.iterdir())
 
 
-def test_unreachable_tracking_server_fails_fast(paths, monkeypatch):
-    monkeypatch.setenv("MLFLOW_TRACKING_URI", "http://user:s3cret@127.0.0.1:9")
+def test_unreachable_tracking_server_fails_the_stage_in_seconds_in_one_line(paths, tmp_path):
+    params = tmp_path / "params.yaml"
+    params.write_text(json.dumps({"train_seq2seq": TINY, "mlflow": {}}))
+    port = free_port()  # nothing listens there
     start = time.perf_counter()
-    with pytest.raises(TrackingError, match=r"'http://\*\*\*@127.0.0.1:9' is unreachable") as error:
-        train_seq2seq(tiny_params(), MlflowParams(), paths)
+    result = run_stage(paths, params, env={"MLFLOW_TRACKING_URI": f"http://user:s3cret@127.0.0.1:{port}"})
     assert time.perf_counter() - start < 30
-    assert "s3cret" not in str(error.value)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr[-3000:]
+    assert f"error: MLflow tracking URI 'http://***@127.0.0.1:{port}' is unreachable" in result.stderr
+    assert "s3cret" not in result.stderr
     assert not paths.out.exists()  # nothing was trained or written
+
+
+class StopServerAfterFirstValidation(pl.Callback):
+    def __init__(self, stop) -> None:
+        self.stop, self.stopped = stop, False
+
+    def on_validation_end(self, trainer, module) -> None:
+        if not trainer.sanity_checking and not self.stopped:
+            self.stopped = True
+            self.stop()
+
+
+def tracking_server(root: Path, log: str):
+    """`mlflow server` on loopback over the store in `root`: started again, it is the same server
+    (its runs and artifacts) at another port."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
+    args = ["server", "--backend-store-uri", f"sqlite:///{root / 'server.db'}",
+            "--artifacts-destination", str(root / "artifacts"), "--workers", "1"]
+    return serving(args, "/health", root, env, root / log)
+
+
+def test_a_server_lost_mid_training_costs_no_model_and_a_rerun_records_the_run_without_training(
+        paths, tmp_path, monkeypatch, capsys):
+    store = tmp_path / "server"
+    store.mkdir()
+    params = tiny_params()
+    with ExitStack() as server:
+        monkeypatch.setenv("MLFLOW_TRACKING_URI", server.enter_context(tracking_server(store, "first.log")))
+        with pytest.raises(TrackingError) as error:
+            train_with(paths, params, [StopServerAfterFirstValidation(server.close)], monkeypatch)
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "stopped answering" in line]
+    assert len(warnings) == 1 and warnings[0].startswith("warning: MLflow tracking server http://127.0.0.1:")
+    assert warnings[0].endswith("training goes on, metrics from here on are not recorded")
+    message = str(error.value)
+    assert "\n" not in message and "unreachable while recording run" in message
+    assert message.endswith("model.pt and reports were written; the run's config, reports and logged model were "
+                            "not recorded; rerun `dvc repro` to record them")
+    run_id = re.search(r"recording run (\w+)", message)[1]
+    outputs = [paths.out / "model.pt", paths.reports / "history.csv", paths.reports / "metrics.json"]
+    trained = {path: path.read_bytes() for path in outputs}  # all written
+    assert not (paths.out / "mlflow_run.json").exists()
+    for path in outputs:
+        path.unlink()  # what `dvc repro` does before it runs the stage again
+
+    monkeypatch.setattr(pl.Trainer, "fit", lambda *args, **kwargs: pytest.fail("trained again"))
+    with tracking_server(store, "second.log") as base:
+        monkeypatch.setenv("MLFLOW_TRACKING_URI", base)
+        metrics = train_seq2seq(params, MlflowParams(), paths)
+        client = MlflowClient(base)
+        run = client.get_run(run_id)
+        recorded = read_run_file(paths.out)
+        assert recorded.run_id == run_id and recorded.model_id == Run(client, run_id).logged_model_id() is not None
+        assert run.info.status == "FINISHED" and "val/bleu" in run.data.metrics  # logged before the server went
+        assert {a.path for a in client.list_artifacts(run_id, "reports")} == {"reports/history.csv",
+                                                                                "reports/metrics.json"}
+        assert client.list_artifacts(run_id, "config")[0].path == "config/train_seq2seq.json"
+    assert {path: path.read_bytes() for path in outputs} == trained
+    assert metrics == json.loads(trained[paths.reports / "metrics.json"])
+    assert not paths.checkpoints.exists()
+
+
+def test_kept_outputs_are_restored_only_while_intact(tmp_path):
+    outputs = [tmp_path / "model.pt", tmp_path / "metrics.json"]
+    state = ResumeState(tmp_path / "state")
+
+    def trained_not_recorded() -> None:
+        for path in outputs:
+            path.write_text(path.name)
+        assert state.prepare("config") == Start()
+        state.record("config", "run-1")
+        state.finish()
+        state.keep(outputs)
+        for path in outputs:
+            path.unlink()  # what `dvc repro` does before it runs the stage again
+
+    trained_not_recorded()
+    assert state.prepare("other config") == Start() and not state.kept.exists()  # a change trains afresh
+    trained_not_recorded()
+    assert state.prepare("config") == Start(run_id="run-1", trained=True)
+    state.restore(outputs)
+    assert [path.read_text() for path in outputs] == ["model.pt", "metrics.json"]
+    (state.kept / "model.pt").write_text("changed")
+    assert state.prepare("config") == Start() and not state.kept.exists()
+
+
+def test_steps_per_epoch_are_the_train_loaders_batches_on_every_rank(paths):
+    data = DataParams(batch_size=8, batch_tokens=200, bucket=True, val_bleu_size=12)
+    datamodule = TranslationDataModule(paths.data, Tokenizer.load(paths.vocab / TOKENIZER_FILE), data, seed=3)
+    datamodule.setup("fit")
+    for world_size in (1, 2):
+        for rank in range(world_size):
+            datamodule.trainer = SimpleNamespace(world_size=world_size, global_rank=rank)
+            loader = datamodule.train_dataloader()
+            batches = []
+            for epoch in range(3):
+                loader.batch_sampler.set_epoch(epoch)
+                batches.append(sum(1 for _ in loader))
+            assert datamodule.steps_per_epoch(3, world_size, rank) == batches
 
 
 @pytest.mark.parametrize("trainer, message", [
@@ -225,12 +333,12 @@ def test_no_secret_reaches_params_or_tags(paths, monkeypatch):
     assert redact("https://bob:pw@host/path") == "https://***@host/path"
 
 
-def run_stage(paths: TrainPaths, params: Path, timeout=300) -> subprocess.CompletedProcess:
+def run_stage(paths: TrainPaths, params: Path, timeout=300, env=None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "pipeline.train_seq2seq", "--params", str(params), "--data", str(paths.data),
          "--vocab", str(paths.vocab), "--out", str(paths.out), "--reports", str(paths.reports)],
         cwd=REPO, capture_output=True, text=True, timeout=timeout,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1"})
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1", **(env or {})})
 
 
 def test_ddp_on_two_cpu_processes_writes_everything_once(paths, tmp_path):

@@ -72,18 +72,37 @@ class TranslationDataModule(pl.LightningDataModule):
         self.valid_sources = list(zip(sample.index, [list(r) for r in sample]))
         self.valid_source_lengths = [len(ids) for ids in src.encode_all(list(sample.index))]
 
-    def _loader(self, items: list, lengths: list[int], collate, shuffle: bool) -> DataLoader:
-        trainer = self.trainer
-        sampler = TokenBatchSampler(
-            lengths, self.params.batch_size, self.params.batch_tokens, shuffle=shuffle, bucket=self.params.bucket,
-            seed=self.seed, num_replicas=trainer.world_size if trainer else 1,
-            rank=trainer.global_rank if trainer else 0)
+    def _sampler(self, lengths: list[int], shuffle: bool, world_size: int, rank: int) -> TokenBatchSampler:
+        return TokenBatchSampler(lengths, self.params.batch_size, self.params.batch_tokens, shuffle=shuffle,
+                                 bucket=self.params.bucket, seed=self.seed, num_replicas=world_size, rank=rank)
+
+    def train_sampler(self, world_size: int = 1, rank: int = 0) -> TokenBatchSampler:
+        """The training batches of process `rank` of `world_size`."""
+        return self._sampler(pair_lengths(self.train_pairs), True, world_size, rank)
+
+    def steps_per_epoch(self, epochs: int, world_size: int = 1, rank: int = 0) -> list[int]:
+        """Optimizer steps in each of the first `epochs` epochs of process `rank` (token budgets
+        make them vary a little): the batches of `train_dataloader`'s own sampler."""
+        sampler = self.train_sampler(world_size, rank)
+        steps = []
+        for epoch in range(epochs):
+            sampler.set_epoch(epoch)
+            steps.append(len(sampler))
+        return steps
+
+    def _replicas(self) -> tuple[int, int]:
+        """(world size, rank) of the Trainer this module is attached to, (1, 0) without one."""
+        return (self.trainer.world_size, self.trainer.global_rank) if self.trainer else (1, 0)
+
+    def _loader(self, items: list, sampler: TokenBatchSampler, collate) -> DataLoader:
         return DataLoader(items, batch_sampler=sampler, collate_fn=collate, num_workers=self.params.num_workers,
                           persistent_workers=self.params.num_workers > 0)
 
     def train_dataloader(self) -> DataLoader:
-        return self._loader(self.train_pairs, pair_lengths(self.train_pairs), collate_pairs, shuffle=True)
+        return self._loader(self.train_pairs, self.train_sampler(*self._replicas()), collate_pairs)
 
     def val_dataloader(self) -> list[DataLoader]:
-        return [self._loader(self.valid_pairs, pair_lengths(self.valid_pairs), collate_pairs, shuffle=False),
-                self._loader(self.valid_sources, self.valid_source_lengths, collate_sources, shuffle=False)]
+        valid = self._sampler(pair_lengths(self.valid_pairs), False, *self._replicas())
+        sources = self._sampler(self.valid_source_lengths, False, *self._replicas())
+        return [self._loader(self.valid_pairs, valid, collate_pairs),
+                self._loader(self.valid_sources, sources, collate_sources)]

@@ -1,0 +1,145 @@
+"""The steps of a training run once `run.prepare` has built it: `fit`, then `export` (or, for a run
+trained earlier whose recording failed, `restore`), then `record`.
+
+The files come first, MLflow last: a tracking store that goes away during training or recording
+never costs the trained model.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytorch_lightning as pl
+import torch
+from pytorch_lightning.utilities import rank_zero_only
+
+from attention_lab.atomic import write_json
+from attention_lab.config import flatten, to_dict
+from attention_lab.data.tokenizer import Tokenizer
+from attention_lab.inference.model_file import save_model
+from attention_lab.model.seq2seq import Seq2Seq
+from attention_lab.tracking import store as tracking
+from attention_lab.tracking.record import record_training
+from attention_lab.training.callbacks import History
+from attention_lab.training.datamodule import TranslationDataModule
+from attention_lab.training.mlflow_logger import make_logger
+from attention_lab.training.module import DivergedError, Seq2SeqModule
+from attention_lab.training.paths import TrainPaths
+from attention_lab.training.resume import ResumeState, Start
+
+if TYPE_CHECKING:
+    from attention_lab.training.run import Seq2SeqParams
+
+
+@dataclass(frozen=True)
+class Job:
+    """A training run, built: what its steps share."""
+
+    params: Seq2SeqParams
+    mlflow: tracking.MlflowParams
+    client: Any | None  # the checked MlflowClient; None when tracking is off
+    paths: TrainPaths
+    tokenizer: Tokenizer
+    datamodule: TranslationDataModule
+    module: Seq2SeqModule
+    trainer: pl.Trainer
+    history: History
+    state: ResumeState
+    fingerprint: str
+    start: Start
+
+
+def reports(paths: TrainPaths) -> list[Path]:
+    return [paths.reports / "history.csv", paths.reports / "metrics.json"]
+
+
+def outputs(paths: TrainPaths) -> list[Path]:
+    """The stage's files other than the run file, which comes with the recording."""
+    return [paths.out / "model.pt", *reports(paths)]
+
+
+def recorded_params(paths: TrainPaths, tokenizer: Tokenizer, params: Seq2SeqParams) -> dict:
+    """Every param that shaped the run, as `dvc exp run -S` names them: the tokenize settings the
+    splits were made with, the vocab settings of the tokenizer, and this stage's own."""
+    try:
+        tokenize = json.loads((paths.data / "settings.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        tokenize = {}
+    return flatten({"tokenize": tokenize, "vocab": to_dict(tokenizer.params), "train_seq2seq": to_dict(params)})
+
+
+def fit(job: Job) -> bool:
+    """Train, from the resume checkpoint if there is one, logging metrics to MLflow; True on the
+    process that writes the outputs (rank 0). A failed run leaves no reports; a diverged one, which
+    would only diverge again, no resume state either."""
+    logger = make_logger(job.mlflow, job.client, job.start.run_id)
+    if logger is not None:
+        job.trainer.logger = logger
+    if rank_zero_only.rank == 0:
+        if job.start.checkpoint is not None:
+            print(f"Resuming the interrupted run of this code, config and data from {job.start.checkpoint}",
+                  file=sys.stderr, flush=True)
+        if logger is not None:
+            job.state.record(job.fingerprint, logger.run_id)
+            logger.log_hyperparams(recorded_params(job.paths, job.tokenizer, job.params))
+    try:
+        job.trainer.fit(job.module, datamodule=job.datamodule, ckpt_path=job.start.checkpoint, weights_only=True)
+    except BaseException as exc:
+        if job.trainer.is_global_zero:
+            for path in reports(job.paths):
+                path.unlink(missing_ok=True)
+            if isinstance(exc, DivergedError):
+                job.state.discard()
+        raise
+    job.state.finish()
+    return job.trainer.is_global_zero
+
+
+def training_metrics(history: list[dict], model: Seq2Seq) -> dict:
+    """The stage's metrics: the last epoch's training loss, the best epoch's validation scores."""
+    best = max(history, key=lambda r: r["val_bleu"]) if history else {}
+    timed = history[1:] or history  # the first epoch includes warm-up
+    seconds = sum(r["train_seconds"] for r in timed)
+    tokens = sum(r["tokens_per_s"] * r["train_seconds"] for r in timed)
+    last = history[-1] if history else {}
+    return {"epochs": len(history), "best_epoch": best.get("epoch"), "steps": last.get("step"),
+            "train_loss": last.get("train_loss"), "final_lr": last.get("lr"),
+            "val_loss": best.get("val_loss"), "val_ppl": best.get("val_ppl"), "val_bleu": best.get("val_bleu"),
+            "tokens_per_s": round(tokens / seconds, 1) if seconds else None,
+            "train_seconds": round(sum(r["train_seconds"] for r in history), 2),
+            "parameters": sum(p.numel() for p in model.parameters())}
+
+
+def export(job: Job) -> dict:
+    """Write `model.pt` (the best checkpoint's weights) and `metrics.json` beside `history.csv`,
+    and keep copies in the resume state until the run is recorded; returns the metrics."""
+    best = job.trainer.checkpoint_callback.best_model_path
+    if best:
+        job.module.load_state_dict(torch.load(best, map_location="cpu", weights_only=True)["state_dict"])
+    save_model(job.paths.out / "model.pt", job.module.model.cpu(), job.tokenizer)
+    metrics = training_metrics(job.history.rows, job.module.model)
+    write_json(job.paths.reports / "metrics.json", metrics)
+    job.state.keep(outputs(job.paths))
+    return metrics
+
+
+def restore(job: Job) -> dict:
+    """Put back the outputs of the run trained earlier (DVC deleted them before this rerun);
+    returns its metrics."""
+    print(f"Recording the run trained before, whose recording failed (MLflow run {job.start.run_id}): "
+          "its outputs are restored, not trained again", file=sys.stderr, flush=True)
+    job.state.restore(outputs(job.paths))
+    return json.loads((job.paths.reports / "metrics.json").read_text())
+
+
+def record(job: Job) -> None:
+    """Record the run in MLflow (config, reports, the logged model) and write the run file; then
+    the resume state and its kept outputs go."""
+    run_id = job.state.run_id() if job.mlflow.enabled else None
+    record_training(run_id, job.mlflow.experiment, job.paths.out / "model.pt", {"train_seq2seq": to_dict(job.params)},
+                    reports(job.paths), job.paths.data)
+    job.state.discard()
