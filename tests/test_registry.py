@@ -214,3 +214,17 @@ def test_the_served_model_bounds_the_work_of_a_request(store, logged, expected, 
         assert answers == [(200, {"predictions": expected[4]})] * 20
         still_serving()
         assert base.memory() < settled + 300 * 2**20, (settled, base.memory())
+
+
+def test_a_request_past_its_share_of_time_is_refused_naming_the_limit(trained_model, monkeypatch):
+    import pandas as pd
+    from mlflow.exceptions import MlflowException
+
+    model = served_model.TranslatorModel()
+    model.translator = Translator.load(trained_model, "cpu")
+    frame = pd.DataFrame({served_model.TEXT: SENTENCES})
+    assert model.predict(None, frame) == [t.text for t in model.translator.translate(SENTENCES)]
+    monkeypatch.setattr(served_model, "MAX_REQUEST_SECONDS", 0.0)
+    with pytest.raises(MlflowException, match=r"2 rows need more than the 0 s of search one request may take") as exc:
+        model.predict(None, frame)
+    assert exc.value.get_http_status_code() == 400

@@ -9,12 +9,14 @@ two words), so enumeration is exhaustive, and the model is a real, seeded `Seq2S
 from __future__ import annotations
 
 import itertools
+import time
 
 import pytest
 import torch
 
 from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 from attention_lab.inference.search import (
+    SearchTimeout,
     _next_candidates,
     beam_search,
     greedy_search,
@@ -365,3 +367,13 @@ def test_search_under_bf16_autocast_keeps_float32_log_probabilities(beam):
         decoded = run_search(model, src, src_len, LIMITS, beam_size=beam, alpha=0.6)
     assert log_probs.dtype == weights.dtype == torch.float32
     check_well_formed(decoded, LIMITS.tolist())
+
+
+@pytest.mark.parametrize("beam", [1, 4])
+def test_a_search_past_its_deadline_stops_with_search_timeout(beam):
+    model = biased(make_model(), EOS_ID)
+    src, src_len = batch()
+    with pytest.raises(SearchTimeout, match="deadline at output step 1"):
+        run_search(model, src, src_len, LIMITS, beam_size=beam, deadline=time.monotonic() - 1)
+    in_time = run_search(model, src, src_len, LIMITS, beam_size=beam, deadline=time.monotonic() + 60)
+    assert torch.equal(in_time.tokens, run_search(model, src, src_len, LIMITS, beam_size=beam).tokens)

@@ -12,6 +12,7 @@ steps, T output steps, V vocabulary); `n` counts the open rows and `k` the candi
 
 from __future__ import annotations
 
+import time
 from typing import NamedTuple
 
 import torch
@@ -77,17 +78,24 @@ def _next_candidates(model: Seq2Seq, tokens: Tensor, state, finished: Tensor, k:
     return top_log_probs, top_tokens, state, weights[:, 0].float()  # (N, k), (N, k), ., (N, S)
 
 
-def _all_done(finished: Tensor, step: int) -> bool:
+class SearchTimeout(TimeoutError):
+    """The search passed its deadline (a served request's share of time) before every sentence ended."""
+
+
+def _all_done(finished: Tensor, step: int, deadline: float | None) -> bool:
+    if deadline is not None and time.monotonic() > deadline:
+        raise SearchTimeout(f"search passed its deadline at output step {step + 1}")
     # Reading the flag back waits for the device; on CUDA do it every 8 steps, not every step.
     return (finished.device.type == "cpu" or step % 8 == 7) and bool(finished.all())
 
 
 @torch.no_grad()
 def greedy_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, *,
-                  forbid: tuple[int, ...] = ()) -> Decoded:
+                  forbid: tuple[int, ...] = (), deadline: float | None = None) -> Decoded:
     """src (B, S), src_len (B,), limits (B,) maximum output tokens -> `Decoded` (B, T, ...).
 
-    `forbid`: token ids never emitted, besides `<pad>` and `<bos>`."""
+    `forbid`: token ids never emitted, besides `<pad>` and `<bos>`. `deadline`: a
+    `time.monotonic()` after which a step raises `SearchTimeout`."""
     batch = src.shape[0]
     banned = _banned(model, forbid)
     limits = limits.to(src.device)
@@ -104,18 +112,18 @@ def greedy_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, 
         lengths += ~finished
         outputs.append(tokens[:, 0])
         finished = finished | (tokens[:, 0] == EOS_ID) | (lengths >= limits)
-        if _all_done(finished, step):
+        if _all_done(finished, step, deadline):
             break
     return Decoded(torch.stack(outputs, dim=1), lengths, scores, torch.stack(attention, dim=1))
 
 
 @torch.no_grad()
 def beam_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, beam_size: int,
-                alpha: float = 0.0, *, forbid: tuple[int, ...] = ()) -> Decoded:
+                alpha: float = 0.0, *, forbid: tuple[int, ...] = (), deadline: float | None = None) -> Decoded:
     """Beam search keeping `beam_size` hypotheses (W) per sentence, ranked by log-probability
     divided by the GNMT length penalty with `alpha`; a finished hypothesis keeps its score and
-    competes with the open ones until every beam is finished or at its limit. `forbid`: token ids
-    never emitted, besides `<pad>` and `<bos>`.
+    competes with the open ones until every beam is finished or at its limit. `forbid` and
+    `deadline` as in `greedy_search`.
 
     A beam may be wider than the tokens there are to emit: slots left without a finite
     hypothesis stay closed at -inf, so they are never extended nor returned."""
@@ -155,7 +163,7 @@ def beam_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, be
         step_weights = weights[origin].masked_fill(finished[:, None], 0.0)  # (N, S)
         attention = torch.cat([attention[origin], step_weights[:, None, :]], dim=1)  # (N, t + 1, S)
         finished = finished | (tokens[:, 0] == EOS_ID) | (lengths >= limits)
-        if _all_done(finished, step):
+        if _all_done(finished, step, deadline):
             break
     final = sums.view(-1) / length_penalty(lengths, alpha)  # (N,)
     best = row_offset[:, 0] + final.view(batch, width).argmax(dim=-1)  # (B,)
@@ -163,8 +171,8 @@ def beam_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, be
 
 
 def run_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, beam_size: int = 1,
-               alpha: float = 0.0, *, forbid: tuple[int, ...] = ()) -> Decoded:
-    """Greedy search for `beam_size` 1, beam search otherwise; `forbid` as in both."""
+               alpha: float = 0.0, *, forbid: tuple[int, ...] = (), deadline: float | None = None) -> Decoded:
+    """Greedy search for `beam_size` 1, beam search otherwise; `forbid` and `deadline` as in both."""
     if beam_size == 1:
-        return greedy_search(model, src, src_len, limits, forbid=forbid)
-    return beam_search(model, src, src_len, limits, beam_size, alpha, forbid=forbid)
+        return greedy_search(model, src, src_len, limits, forbid=forbid, deadline=deadline)
+    return beam_search(model, src, src_len, limits, beam_size, alpha, forbid=forbid, deadline=deadline)

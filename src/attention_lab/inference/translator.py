@@ -90,8 +90,10 @@ class Translator:
                 raise SourceTooLong(i, len(sentence_ids), search.max_source_pieces)
         return ids
 
-    def translate(self, sentences: Sequence[str], search: SearchParams | None = None) -> list[Translation]:
-        """Translate in batches of similar length; results come back in input order."""
+    def translate(self, sentences: Sequence[str], search: SearchParams | None = None,
+                  deadline: float | None = None) -> list[Translation]:
+        """Translate in batches of similar length; results come back in input order. Past
+        `deadline` (a `time.monotonic()`), the search raises `SearchTimeout`."""
         search = search or SearchParams()
         src_codec, tgt_codec = self.tokenizer.src, self.tokenizer.tgt
         ids = self.encode(sentences, search)
@@ -103,7 +105,7 @@ class Translator:
             src, src_len = src.to(self.device), src_len.to(self.device)
             limits = output_limits(src_len, search.max_len_ratio, search.max_output_pieces)
             decoded = run_search(self.model, src, src_len, limits, search.beam_size, search.length_penalty,
-                                 forbid=forbid)
+                                 forbid=forbid, deadline=deadline)
             outputs, lengths = decoded.tokens.tolist(), decoded.lengths.tolist()
             attention, scores = decoded.attention.float().cpu().numpy(), decoded.scores.tolist()
             for row, i in enumerate(batch):

@@ -8,16 +8,17 @@ Input: English sentences, as a DataFrame with a `text` column (what the scoring 
 their French translations, in order. Params (optional, per request): `beam_size` (1 = greedy),
 `length_penalty`, `max_len_ratio`.
 
-The work of one request is bounded before any search (README: Limits): each sentence at most
-`SearchParams.max_source_pieces`, the request at most `MAX_REQUEST_PIECES` in all, the beam at most
-`MAX_BEAM`; outputs stop at `max_output_pieces`. Those limits are the server's: the signature has
-no param for them, and MLflow drops params it does not list. A request over a limit gets 400
-naming the row or the limit; the scoring server's own timeout (`mlflow models serve --timeout`,
-60 s) bounds the rest.
+The work of one request is bounded (README: Limits). Before any search: each sentence at most
+`SearchParams.max_source_pieces`, the request at most `MAX_REQUEST_PIECES` in all (its memory),
+the beam at most `MAX_BEAM`; outputs stop at `max_output_pieces`. During the search: at most
+`MAX_REQUEST_SECONDS`, under the scoring server's own 60-s timeout, which answers 504 but cannot
+stop the work. Those limits are the server's: the signature has no param for them, and MLflow
+drops params it does not list. A request over a limit gets 400 naming the row or the limit.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import mlflow
@@ -30,6 +31,7 @@ ARTIFACT = "model"  # the model file among the logged model's artifacts
 REQUEST_PARAMS = ("beam_size", "length_penalty", "max_len_ratio")  # what a request may set
 MAX_REQUEST_PIECES = 16_384  # source pieces in one request: ~1,500 typical sentences, ~10 s at beam 8
 MAX_BEAM = 16
+MAX_REQUEST_SECONDS = 30.0
 
 
 def sentences_of(model_input: pd.DataFrame) -> list[str]:
@@ -61,6 +63,7 @@ class TranslatorModel(PythonModel):
     def predict(self, context: Any, model_input: pd.DataFrame, params: dict[str, Any] | None = None) -> list[str]:
         from attention_lab.config import from_mapping
         from attention_lab.errors import UserError
+        from attention_lab.inference.search import SearchTimeout
         from attention_lab.inference.translator import SearchParams, SourceTooLong
 
         sentences = sentences_of(model_input)
@@ -79,7 +82,13 @@ class TranslatorModel(PythonModel):
             raise MlflowException.invalid_parameter_value(
                 f"{len(sentences)} rows of {pieces} source pieces in all, over the {MAX_REQUEST_PIECES} one "
                 "request may hold: send fewer rows per request")
-        return [translation.text for translation in self.translator.translate(sentences, search)]
+        try:
+            translations = self.translator.translate(sentences, search, time.monotonic() + MAX_REQUEST_SECONDS)
+        except SearchTimeout:
+            raise MlflowException.invalid_parameter_value(
+                f"{len(sentences)} rows need more than the {MAX_REQUEST_SECONDS:.0f} s of search one request may "
+                "take: send fewer or shorter sentences per request") from None
+        return [translation.text for translation in translations]
 
 
 mlflow.models.set_model(TranslatorModel())
