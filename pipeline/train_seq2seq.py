@@ -1,4 +1,4 @@
-"""Stage `train_seq2seq`: tokenized splits + vocabularies -> trained model, history and metrics."""
+"""Stage `train_seq2seq`: splits + tokenizer -> trained model, history and metrics."""
 
 from attention_lab.config import load_section
 from attention_lab.errors import run_main
@@ -9,11 +9,12 @@ from attention_lab.training.run import Seq2SeqParams, train_seq2seq
 
 
 def main() -> None:
-    args = stage_args(__doc__, data="folder of the tokenized splits", vocab="folder of src.json and tgt.json",
-                      out="folder for model.pt and checkpoints/", reports="folder for history.csv and metrics.json")
+    args = stage_args(__doc__, data="folder of the tokenized splits", tokenizer="folder of tokenizer.json",
+                      out="folder for model.pt and mlflow_run.json (and the resume state, .resume/)",
+                      reports="folder for history.csv and metrics.json")
     params = load_section(args.params, "train_seq2seq", Seq2SeqParams)
     mlflow = load_section(args.params, "mlflow", MlflowParams)
-    train_seq2seq(params, mlflow, TrainPaths(args.data, args.vocab, args.out, args.reports))
+    train_seq2seq(params, mlflow, TrainPaths(args.data, args.tokenizer, args.out, args.reports))
 
 
 if __name__ == "__main__":

@@ -48,15 +48,15 @@ def trained_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from corpus_factory import write_zip
 
     from attention_lab.config import from_mapping
-    from attention_lab.data.splits import TokenizeParams
-    from attention_lab.data.tokenizer import VocabParams
+    from attention_lab.data.splits import SplitParams
+    from attention_lab.data.tokenizer import TokenizerParams
     from attention_lab.tracking.store import MlflowParams
     from attention_lab.training.paths import prepare_data
     from attention_lab.training.run import Seq2SeqParams, train_seq2seq
 
     root = tmp_path_factory.mktemp("trained")
-    paths = prepare_data(write_zip(root / "fra-eng.zip"), TokenizeParams(valid_fraction=0.1, test_fraction=0.1),
-                         root, from_mapping(VocabParams, TINY_VOCAB, "vocab"))
+    paths = prepare_data(write_zip(root / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1),
+                         root, from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
     params = from_mapping(Seq2SeqParams, TINY_TRAINING, "train_seq2seq")
     train_seq2seq(params, MlflowParams(enabled=False), paths)
     return paths.out
@@ -68,15 +68,15 @@ def word_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from corpus_factory import write_zip
 
     from attention_lab.config import from_mapping
-    from attention_lab.data.splits import TokenizeParams
-    from attention_lab.data.tokenizer import VocabParams
+    from attention_lab.data.splits import SplitParams
+    from attention_lab.data.tokenizer import TokenizerParams
     from attention_lab.tracking.store import MlflowParams
     from attention_lab.training.paths import prepare_data
     from attention_lab.training.run import Seq2SeqParams, train_seq2seq
 
     root = tmp_path_factory.mktemp("word-model")
-    paths = prepare_data(write_zip(root / "fra-eng.zip"), TokenizeParams(valid_fraction=0.1, test_fraction=0.1),
-                         root, VocabParams(kind="word"))
+    paths = prepare_data(write_zip(root / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1),
+                         root, TokenizerParams(kind="word"))
     config = {**TINY_TRAINING, "model": {**TINY_TRAINING["model"], "tie_embeddings": "none"},
               "trainer": {**TINY_TRAINING["trainer"], "max_epochs": 3}}
     train_seq2seq(from_mapping(Seq2SeqParams, config, "train_seq2seq"), MlflowParams(enabled=False), paths)

@@ -248,7 +248,7 @@ def numbers(node, path=""):
 def test_bench_reports_same_run_ratios_as_json(corpus_zip, tmp_path, capsys):
     params = tmp_path / "params.yaml"
     params.write_text(json.dumps({
-        "vocab": {"kind": "subword", "subword": {"size": 450, "model": "bpe"}},
+        "train_tokenizer": {"kind": "subword", "subword": {"size": 450, "model": "bpe"}},
         "train_seq2seq": {"data": {"batch_tokens": 256}, "model": {
             "embed_size": 8, "hidden_size": 16, "num_layers": 1, "bidirectional": True, "tie_embeddings": "all"}}}))
     code, out, err = cli(capsys, "bench", "--corpus", corpus_zip, "--pairs", 120, "--epochs", 2, "--reference",

@@ -84,15 +84,15 @@ def test_to_dict_round_trip_and_flatten():
 
 def test_repository_params_load_into_every_stage():
     """Every section of the committed params.yaml is valid for the stage that reads it."""
-    from attention_lab.data.splits import CorpusParams, TokenizeParams
-    from attention_lab.data.tokenizer import VocabParams
+    from attention_lab.data.splits import CorpusParams, SplitParams
+    from attention_lab.data.tokenizer import TokenizerParams
     from attention_lab.evaluation.heatmaps import HeatmapParams
     from attention_lab.evaluation.report import EvaluateParams
     from attention_lab.nw.data import NWParams
     from attention_lab.tracking.store import MlflowParams
     from attention_lab.training.run import Seq2SeqParams
 
-    sections = {"corpus": CorpusParams, "tokenize": TokenizeParams, "vocab": VocabParams,
+    sections = {"corpus": CorpusParams, "split": SplitParams, "train_tokenizer": TokenizerParams,
                 "train_seq2seq": Seq2SeqParams, "evaluate": EvaluateParams, "heatmaps": HeatmapParams,
                 "mlflow": MlflowParams, "train_nw": NWParams}
     for section, cls in sections.items():

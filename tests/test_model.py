@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from attention_lab.data.special_tokens import PAD_ID, RESERVED, Vocab
-from attention_lab.data.tokenizer import Tokenizer, VocabParams, WordCodec
+from attention_lab.data.tokenizer import Tokenizer, TokenizerParams, WordCodec
 from attention_lab.inference.model_file import load_model, save_model
 from attention_lab.model.loss import token_loss
 from attention_lab.model.seq2seq import ModelParams, Seq2Seq
@@ -166,7 +166,7 @@ def test_learns_to_copy_short_sequences():
 def word_tokenizer(src_v=SRC_V) -> Tokenizer:
     src = WordCodec(Vocab(RESERVED + tuple(f"s{i}" for i in range(src_v - 4))), lowercase=True)
     tgt = WordCodec(Vocab(RESERVED + tuple(f"t{i}" for i in range(TGT_V - 4))), lowercase=True)
-    return Tokenizer(src, tgt, VocabParams(kind="word"))
+    return Tokenizer(src, tgt, TokenizerParams(kind="word"))
 
 
 @pytest.mark.parametrize("tie", ["none", "output", "all"])

@@ -23,8 +23,8 @@ pytestmark = pytest.mark.e2e
 
 TINY_PARAMS = {
     "corpus": {"sha256": None},
-    "tokenize": {"valid_fraction": 0.1, "test_fraction": 0.1},
-    "vocab": TINY_VOCAB,
+    "split": {"valid_fraction": 0.1, "test_fraction": 0.1},
+    "train_tokenizer": TINY_VOCAB,
     "train_nw": {"repeats": 2, "bandwidth_steps": 11},
     "train_seq2seq": {**TINY_TRAINING,
                       "model": {**TINY_TRAINING["model"], "embed_size": 16, "hidden_size": 16, "io_dropout": 0.0},
@@ -99,7 +99,7 @@ def test_repro_with_the_tracking_server_down_fails_in_seconds_before_training(re
 def test_repro_runs_every_stage(repo):
     root, env = repo
     run(["dvc", "repro"], root, env)
-    for path in ("artifacts/tokenized/train.parquet", "artifacts/vocab/tokenizer.json", "models/nw/parametric.pt",
+    for path in ("artifacts/splits/train.parquet", "artifacts/tokenizer/tokenizer.json", "models/nw/parametric.pt",
                  "models/seq2seq/model.pt", "reports/evaluate/translations.tsv", "reports/heatmaps/grid.png",
                  "reports/nw/figures/fit_gaussian.png"):
         assert (root / path).is_file(), path
@@ -107,7 +107,7 @@ def test_repro_runs_every_stage(repo):
     history = (root / "reports/seq2seq/history.csv").read_text().splitlines()
     assert len(history) == 4
     evaluation = json.loads((root / "reports/evaluate/metrics.json").read_text())
-    test = yaml.safe_load((root / "reports/tokenize.json").read_text())["splits"]["test"]
+    test = yaml.safe_load((root / "reports/split.json").read_text())["splits"]["test"]
     assert evaluation["sources"] == test["sources"] and evaluation["unk_in_outputs"] == 0
     assert len(evaluation["d2l_examples"]) == 4
     translations = (root / "reports/evaluate/translations.tsv").read_text().splitlines()

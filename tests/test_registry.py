@@ -70,7 +70,8 @@ def test_the_logged_model_records_its_run_corpus_signature_and_files(store, logg
         {k: v for k, v in dataclasses.asdict(SearchParams()).items()
          if k not in ("batch_size", "max_source_pieces", "max_output_pieces")}  # the server's, not a request's
     assert (local / "artifacts" / "model.pt").read_bytes() == (trained_model / "model.pt").read_bytes()
-    assert (local / "code" / "attention_lab" / "inference" / "translator.py").is_file()  # the code travels with the model
+    # the code travels with the model
+    assert (local / "code" / "attention_lab" / "inference" / "translator.py").is_file()
     assert json.loads((local / "input_example.json").read_text()) == \
         {"columns": ["text"], "data": [[s] for s in registry.INPUT_EXAMPLE]}
     assert any(line.startswith("torch==") for line in (local / "requirements.txt").read_text().splitlines())

@@ -11,8 +11,8 @@ from conftest import TINY_TRAINING, TINY_VOCAB
 from corpus_factory import write_zip
 
 from attention_lab.config import from_mapping
-from attention_lab.data.splits import TokenizeParams
-from attention_lab.data.tokenizer import VocabParams
+from attention_lab.data.splits import SplitParams
+from attention_lab.data.tokenizer import TokenizerParams
 from attention_lab.tracking.store import MlflowParams
 from attention_lab.training import run as training
 from attention_lab.training.paths import prepare_data
@@ -161,8 +161,8 @@ class LoaderBatches(pl.Callback):
 def test_a_fixed_length_schedule_plans_the_steps_the_loader_holds(tmp_path, monkeypatch):
     """The plan is counted from the training sampler before training: counted with other batching
     settings than the loader's, the schedule would stop training early or end it unannealed."""
-    paths = prepare_data(write_zip(tmp_path / "fra-eng.zip"), TokenizeParams(valid_fraction=0.1, test_fraction=0.1),
-                         tmp_path, from_mapping(VocabParams, TINY_VOCAB, "vocab"))
+    paths = prepare_data(write_zip(tmp_path / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1),
+                         tmp_path, from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
     config = {**TINY_TRAINING, "data": {**TINY_TRAINING["data"], "batch_tokens": 200},
               "trainer": {**TINY_TRAINING["trainer"], "max_epochs": 3}}
     build_trainer, loader = training.build_trainer, LoaderBatches()
@@ -202,8 +202,8 @@ class SlowerAndSlower(pl.Callback):
 
 def test_budgeted_training_ends_annealed_when_steps_slow_down(tmp_path, monkeypatch):
     budget_minutes = 0.15
-    paths = prepare_data(write_zip(tmp_path / "fra-eng.zip"), TokenizeParams(valid_fraction=0.1, test_fraction=0.1),
-                         tmp_path, from_mapping(VocabParams, TINY_VOCAB, "vocab"))
+    paths = prepare_data(write_zip(tmp_path / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1),
+                         tmp_path, from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
     config = {**TINY_TRAINING, "trainer": {**TINY_TRAINING["trainer"], "budget_minutes": budget_minutes}}
     params = from_mapping(Seq2SeqParams, config, "train_seq2seq")
     build_trainer = training.build_trainer

@@ -1,4 +1,4 @@
-"""The tokenize stage's work: parsing corpus lines, seeded source-grouped splits, the report and the
+"""The split stage's work: parsing corpus lines, seeded source-grouped splits, the report and the
 split files."""
 
 import codecs
@@ -17,18 +17,18 @@ from attention_lab.data.cleaning import normalize_words
 from attention_lab.data.splits import (
     SPLITS,
     CorpusParams,
-    TokenizeParams,
+    SplitParams,
     load_split,
     parse_pairs,
     references,
     save_splits,
     split_by_source,
-    tokenize_corpus,
+    split_corpus,
 )
 
 
 def parse(data: bytes, **params):
-    return parse_pairs(data, TokenizeParams(**params))
+    return parse_pairs(data, SplitParams(**params))
 
 
 def tokens(text: str) -> int:
@@ -156,11 +156,11 @@ def test_references_keep_file_order():
     assert [list(r) for r in refs] == [["1", "3"], ["2", "5"], ["4"]]
 
 
-# -- tokenize_corpus, save_splits, load_split ------------------------------------------------------
+# -- split_corpus, save_splits, load_split ------------------------------------------------------
 
 def test_tokenize_corpus_report(corpus_zip):
-    params = TokenizeParams(valid_fraction=0.1, test_fraction=0.15, seed=5)
-    splits, report = tokenize_corpus(corpus_zip, CorpusParams(sha256=None), params)
+    params = SplitParams(valid_fraction=0.1, test_fraction=0.15, seed=5)
+    splits, report = split_corpus(corpus_zip, CorpusParams(sha256=None), params)
     data = corpus_text()
     assert report["sha256"] == hashlib.sha256(data).hexdigest()
     assert report["lines_read"] == report["pairs"] == len(pairs())
@@ -180,23 +180,23 @@ def test_tokenize_corpus_report(corpus_zip):
             assert stats["p50"] == pytest.approx(np.median(lengths))
             assert stats["p95"] == pytest.approx(np.percentile(lengths, 95))
     json.dumps(report)  # JSON-ready
-    again, _ = tokenize_corpus(corpus_zip, CorpusParams(sha256=None), params)
+    again, _ = split_corpus(corpus_zip, CorpusParams(sha256=None), params)
     assert all(again[n].equals(splits[n]) for n in SPLITS)
 
 
 def test_tokenize_corpus_checks_the_checksum_and_needs_pairs(tmp_path, corpus_zip):
     digest = hashlib.sha256(corpus_text()).hexdigest()
-    tokenize_corpus(corpus_zip, CorpusParams(sha256=digest), TokenizeParams())
+    split_corpus(corpus_zip, CorpusParams(sha256=digest), SplitParams())
     with pytest.raises(CorpusError, match=f"sha256 of fra.txt is {digest}"):
-        tokenize_corpus(corpus_zip, CorpusParams(sha256="0" * 64), TokenizeParams())
+        split_corpus(corpus_zip, CorpusParams(sha256="0" * 64), SplitParams())
     junk = write_zip(tmp_path / "junk.zip", b"no tab\nstill none\n")
     with pytest.raises(CorpusError, match=r"junk\.zip: no usable sentence pairs among 2 lines"):
-        tokenize_corpus(junk, CorpusParams(sha256=None), TokenizeParams())
+        split_corpus(junk, CorpusParams(sha256=None), SplitParams())
 
 
 def test_save_and_load_splits_round_trip(tmp_path):
     splits = split_by_source(grouped_pairs(), 0.2, 0.2, seed=1)
-    params = TokenizeParams(valid_fraction=0.2, test_fraction=0.2, seed=1)
+    params = SplitParams(valid_fraction=0.2, test_fraction=0.2, seed=1)
     save_splits(tmp_path / "data", splits, params)
     assert sorted(p.name for p in (tmp_path / "data").iterdir()) == sorted(
         [f"{n}.parquet" for n in SPLITS] + ["settings.json"])
@@ -208,7 +208,7 @@ def test_save_and_load_splits_round_trip(tmp_path):
 
 
 def test_load_split_errors_name_the_file(tmp_path):
-    with pytest.raises(CorpusError, match=r"valid\.parquet: no such split \(run the tokenize stage first\)"):
+    with pytest.raises(CorpusError, match=r"valid\.parquet: no such split \(run the split stage first\)"):
         load_split(tmp_path, "valid")
     (tmp_path / "train.parquet").write_bytes(b"PAR1 not really parquet")
     with pytest.raises(CorpusError, match=r"train\.parquet: unreadable parquet file") as error:
@@ -222,14 +222,14 @@ def test_load_split_errors_name_the_file(tmp_path):
 # -- the stage -------------------------------------------------------------------------------------
 
 def run_stage(monkeypatch, capsys, tmp_path, corpus, params_text):
-    """`python -m pipeline.tokenize ...` in this process (its imports are already loaded)."""
+    """`python -m pipeline.split ...` in this process (its imports are already loaded)."""
     from attention_lab.errors import run_main
-    from pipeline import tokenize as stage
+    from pipeline import split as stage
 
     params = tmp_path / "params.yaml"
     params.write_text(params_text)
     out, report = tmp_path / "out", tmp_path / "report.json"
-    monkeypatch.setattr(sys, "argv", ["tokenize", "--params", str(params), "--corpus", str(corpus), "--out",
+    monkeypatch.setattr(sys, "argv", ["split", "--params", str(params), "--corpus", str(corpus), "--out",
                                       str(out), "--report", str(report)])
     code = 0
     try:
@@ -241,7 +241,7 @@ def run_stage(monkeypatch, capsys, tmp_path, corpus, params_text):
 
 def test_tokenize_stage_writes_splits_and_report(monkeypatch, capsys, tmp_path, corpus_zip):
     code, err, out, report = run_stage(monkeypatch, capsys, tmp_path, corpus_zip,
-                                       "corpus: {sha256: null}\ntokenize: {valid_fraction: 0.1}\n")
+                                       "corpus: {sha256: null}\nsplit: {valid_fraction: 0.1}\n")
     assert code == 0, err
     assert sorted(p.name for p in out.iterdir()) == ["settings.json", "test.parquet", "train.parquet",
                                                      "valid.parquet"]
@@ -251,12 +251,12 @@ def test_tokenize_stage_writes_splits_and_report(monkeypatch, capsys, tmp_path, 
 
 
 @pytest.mark.parametrize("params_text, message", [
-    ("corpus: {sha256: " + "a" * 64 + "}\ntokenize: {}\n", "sha256 of fra.txt is"),
-    ("corpus: {sha256: null}\ntokenize: {lowercase: yes please}\n", "tokenize.lowercase: unknown key"),
-    ("corpus: {sha256: null}\ntokenize: {max_tokens: 0}\n", "tokenize.max_tokens: must be >= 1"),
-    ("corpus: {sha256: null}\ntokenize: {valid_fraction: 0.6, test_fraction: 0.5}\n", "tokenize.test_fraction"),
-    ("corpus: {sha256: null, extra: 1}\ntokenize: {}\n", "corpus.extra: unknown key"),
-    ("corpus: {sha256: null}\ntokenize: {max_tokens: 1}\n", "too few to hold out"),  # "Thanks", "Hello" left
+    ("corpus: {sha256: " + "a" * 64 + "}\nsplit: {}\n", "sha256 of fra.txt is"),
+    ("corpus: {sha256: null}\nsplit: {lowercase: yes please}\n", "split.lowercase: unknown key"),
+    ("corpus: {sha256: null}\nsplit: {max_tokens: 0}\n", "split.max_tokens: must be >= 1"),
+    ("corpus: {sha256: null}\nsplit: {valid_fraction: 0.6, test_fraction: 0.5}\n", "split.test_fraction"),
+    ("corpus: {sha256: null, extra: 1}\nsplit: {}\n", "corpus.extra: unknown key"),
+    ("corpus: {sha256: null}\nsplit: {max_tokens: 1}\n", "too few to hold out"),  # "Thanks", "Hello" left
 ])
 def test_tokenize_stage_bad_input_is_one_line_and_writes_nothing(monkeypatch, capsys, tmp_path, corpus_zip,
                                                                 params_text, message):
@@ -267,7 +267,7 @@ def test_tokenize_stage_bad_input_is_one_line_and_writes_nothing(monkeypatch, ca
 
 
 def test_tokenize_stage_missing_corpus(monkeypatch, capsys, tmp_path):
-    code, err, out, _ = run_stage(monkeypatch, capsys, tmp_path, tmp_path / "none.zip", "corpus: {}\ntokenize: {}\n")
+    code, err, out, _ = run_stage(monkeypatch, capsys, tmp_path, tmp_path / "none.zip", "corpus: {}\nsplit: {}\n")
     assert code == 2 and "none.zip: no such corpus file" in err and not out.exists()
 
 
@@ -278,7 +278,7 @@ FIVE = "".join(f"Sentence number {i}.\tPhrase numéro {i}.\n" for i in range(5))
 
 def test_a_bom_and_crlf_line_ends_are_read_as_if_absent(monkeypatch, capsys, tmp_path):
     corpus = write_zip(tmp_path / "bom.zip", codecs.BOM_UTF8 + FIVE.replace(b"\n", b"\r\n"))
-    code, err, out, report = run_stage(monkeypatch, capsys, tmp_path, corpus, "corpus: {sha256: null}\ntokenize: {}\n")
+    code, err, out, report = run_stage(monkeypatch, capsys, tmp_path, corpus, "corpus: {sha256: null}\nsplit: {}\n")
     assert code == 0 and err == "", err
     frames = pd.concat([load_split(out, name) for name in SPLITS])
     assert sorted(frames["src"]) == [f"Sentence number {i}." for i in range(5)]  # no \ufeff, no \r
@@ -288,14 +288,14 @@ def test_a_bom_and_crlf_line_ends_are_read_as_if_absent(monkeypatch, capsys, tmp
 
 def test_a_five_line_corpus_is_split(monkeypatch, capsys, tmp_path):
     code, err, out, _ = run_stage(monkeypatch, capsys, tmp_path, write_zip(tmp_path / "five.zip", FIVE),
-                                  "corpus: {sha256: null}\ntokenize: {}\n")
+                                  "corpus: {sha256: null}\nsplit: {}\n")
     assert code == 0, err
     assert {name: len(load_split(out, name)) for name in SPLITS} == {"train": 3, "valid": 1, "test": 1}
 
 
 def test_a_corpus_of_malformed_lines_fails_naming_the_file_and_a_line(monkeypatch, capsys, tmp_path):
     corpus = write_zip(tmp_path / "junk.zip", b"no tab\n\tno English\nstill no tab\n")
-    code, err, out, report = run_stage(monkeypatch, capsys, tmp_path, corpus, "corpus: {sha256: null}\ntokenize: {}\n")
+    code, err, out, report = run_stage(monkeypatch, capsys, tmp_path, corpus, "corpus: {sha256: null}\nsplit: {}\n")
     assert code == 2 and err.count("\n") == 1, err
     assert f"{corpus}: no usable sentence pairs among 3 lines" in err
     assert "(first: line 1)" in err and "(first: line 2)" in err
@@ -306,9 +306,9 @@ def test_a_3000_word_line_is_dropped_over_max_tokens_naming_its_line(monkeypatch
     long = " ".join(["word"] * 3000).encode()
     corpus = write_zip(tmp_path / "long.zip", FIVE + b"One more.\tUne de plus.\n" + long + b"\t" + long + b"\n")
     code, err, out, report = run_stage(monkeypatch, capsys, tmp_path, corpus,
-                                       "corpus: {sha256: null}\ntokenize: {max_tokens: 100}\n")
+                                       "corpus: {sha256: null}\nsplit: {max_tokens: 100}\n")
     assert code == 0, err
-    assert err == f"note: {corpus}: 1 line(s) skipped: a side over tokenize.max_tokens words (first: line 7)\n"
+    assert err == f"note: {corpus}: 1 line(s) skipped: a side over split.max_tokens words (first: line 7)\n"
     assert json.loads(report.read_text())["filtered"] == {"too_long": 1}
     assert max(len(s) for name in SPLITS for s in load_split(out, name)["src"]) < 100
     # without the cap the line is kept whole: nothing is truncated

@@ -33,12 +33,12 @@ TRAINING_STACK = ("pytorch_lightning", "lightning", "lightning_fabric", "mlflow"
 def stages(trained_model):
     """The trained-model fixture's folders: data (splits), vocab (tokenizer.json), model."""
     root = trained_model.parent
-    return {"data": root / "data", "vocab": root / "vocab", "model": trained_model}
+    return {"data": root / "data", "tokenizer": root / "tokenizer", "model": trained_model}
 
 
 @pytest.fixture(scope="module")
 def datamodule(stages):
-    module = TranslationDataModule(stages["data"], Tokenizer.load(stages["vocab"] / TOKENIZER_FILE),
+    module = TranslationDataModule(stages["data"], Tokenizer.load(stages["tokenizer"] / TOKENIZER_FILE),
                                    DataParams(batch_size=4, val_bleu_size=12), seed=0)
     module.setup("fit")
     return module
@@ -53,7 +53,7 @@ def cli_lines(capsys, *args) -> list[str]:
 
 def test_the_same_ids_in_training_and_translation(stages, datamodule):
     translator = Translator.load(stages["model"], "cpu")  # the tokenizer inside the model file
-    vocab_file = Tokenizer.load(stages["vocab"] / TOKENIZER_FILE)  # the tokenizer training read
+    vocab_file = Tokenizer.load(stages["tokenizer"] / TOKENIZER_FILE)  # the tokenizer training read
     valid = load_split(stages["data"], "valid")
     assert len(datamodule.valid_pairs) == len(valid)
     for row, (src_ids, tgt_ids) in zip(valid.itertuples(), datamodule.valid_pairs):
@@ -93,11 +93,11 @@ def test_validation_bleu_sample_is_seeded_and_spans_every_length():
 
 def test_datamodule_needs_a_valid_split(tmp_path, stages):
     from attention_lab.data.archive import CorpusError
-    from attention_lab.data.splits import TokenizeParams, save_splits
+    from attention_lab.data.splits import SplitParams, save_splits
 
     train = load_split(stages["data"], "train")
-    save_splits(tmp_path, {"train": train, "valid": train.head(0), "test": train.head(0)}, TokenizeParams())
-    module = TranslationDataModule(tmp_path, Tokenizer.load(stages["vocab"] / TOKENIZER_FILE), DataParams())
+    save_splits(tmp_path, {"train": train, "valid": train.head(0), "test": train.head(0)}, SplitParams())
+    module = TranslationDataModule(tmp_path, Tokenizer.load(stages["tokenizer"] / TOKENIZER_FILE), DataParams())
     with pytest.raises(CorpusError, match=r"valid\.parquet is empty"):
         module.setup("fit")
 
@@ -173,7 +173,8 @@ def test_heatmaps_refuse_a_sentence_over_the_limit_naming_it(stages):
     from attention_lab.evaluation.heatmaps import attention_figures
 
     translator = Translator.load(stages["model"], "cpu")
-    with pytest.raises(UserError, match=r"^heatmaps\.sentences\[1\]: \d+ pieces, over heatmaps\.search\.max_source_pieces 8$"):
+    message = r"^heatmaps\.sentences\[1\]: \d+ pieces, over heatmaps\.search\.max_source_pieces 8$"
+    with pytest.raises(UserError, match=message):
         attention_figures(translator, ["Go.", "I see the cat and we like the book."], SearchParams(max_source_pieces=8))
 
 

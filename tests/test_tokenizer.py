@@ -15,7 +15,7 @@ from attention_lab.config import ConfigError, from_mapping, to_dict
 from attention_lab.data.cleaning import clean, normalize_words
 from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID, RESERVED, UNK, UNK_ID, Vocab
 from attention_lab.data.splits import split_by_source
-from attention_lab.data.tokenizer import SubwordParams, Tokenizer, VocabParams, WordCodec, WordParams
+from attention_lab.data.tokenizer import SubwordParams, Tokenizer, TokenizerParams, WordCodec, WordParams
 from attention_lab.data.tokenizer_training import build_tokenizer, train_subword
 from attention_lab.errors import UserError
 
@@ -38,8 +38,8 @@ ALL_SENTENCES = [s for pair in pairs() for s in pair]
 
 
 def subword(model: str = "bpe", joint: bool = True, size: int = 450) -> Tokenizer:
-    params = from_mapping(VocabParams, {"kind": "subword", "subword": {"size": size, "model": model, "joint": joint}},
-                          "vocab")
+    subword = {"size": size, "model": model, "joint": joint}
+    params = from_mapping(TokenizerParams, {"kind": "subword", "subword": subword}, "train_tokenizer")
     return build_tokenizer(SPLITS, params)[0]
 
 
@@ -52,12 +52,12 @@ def subword_tokenizer(request) -> Tokenizer:
 @pytest.fixture(scope="module")
 def tiny() -> Tokenizer:
     """The tokenizer the trained-model fixture uses."""
-    return build_tokenizer(SPLITS, from_mapping(VocabParams, TINY_VOCAB, "vocab"))[0]
+    return build_tokenizer(SPLITS, from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))[0]
 
 
 @pytest.fixture(scope="module")
 def words() -> Tokenizer:
-    return build_tokenizer(SPLITS, VocabParams(kind="word"))[0]
+    return build_tokenizer(SPLITS, TokenizerParams(kind="word"))[0]
 
 
 def long_sentence(n_words: int) -> str:
@@ -146,7 +146,7 @@ def test_joint_and_separate_models(tiny):
 def test_subword_training_uses_the_train_split_only():
     # a word repeated all over the valid and test splits becomes a piece only if they are read
     frame = pd.DataFrame({"src": ["Xylophones sing."] * 60, "tgt": ["Les xylophones chantent."] * 60})
-    params = from_mapping(VocabParams, TINY_VOCAB, "vocab")
+    params = from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer")
     tokenizer, _ = build_tokenizer({"train": SPLITS["train"], "valid": frame, "test": frame}, params)
     leaked, _ = build_tokenizer({"train": pd.concat([SPLITS["train"], frame]), "valid": frame, "test": frame},
                                 params)
@@ -160,7 +160,7 @@ def sample_texts() -> list[str]:
 
 
 @pytest.mark.parametrize("make", [lambda: subword("bpe", True), lambda: subword("unigram", False, 300),
-                                  lambda: build_tokenizer(SPLITS, VocabParams(kind="word"))[0]],
+                                  lambda: build_tokenizer(SPLITS, TokenizerParams(kind="word"))[0]],
                          ids=["subword-joint", "subword-separate", "word"])
 def test_payload_and_file_round_trips_give_identical_ids(tmp_path, make):
     tokenizer = make()
@@ -184,7 +184,7 @@ def test_payload_and_file_round_trips_give_identical_ids(tmp_path, make):
 
 
 def test_a_too_small_subword_size_is_a_config_error_naming_the_key():
-    with pytest.raises(ConfigError, match=r"^vocab\.subword\.size: 40 is below") as error:
+    with pytest.raises(ConfigError, match=r"^train_tokenizer\.subword\.size: 40 is below") as error:
         subword("bpe", True, size=40)
     assert "\n" not in str(error.value)
 
@@ -254,19 +254,19 @@ def test_word_vocabulary_is_built_from_the_train_split_only():
     frame = lambda src, tgt: pd.DataFrame({"src": src, "tgt": tgt})  # noqa: E731
     splits = {"train": frame(["A b.", "a c."], ["X y.", "x z."]), "valid": frame(["Q a."], ["X w."]),
               "test": frame(["a a."], ["x x."])}
-    tokenizer, report = build_tokenizer(splits, VocabParams(kind="word", word=WordParams(min_freq=1)))
+    tokenizer, report = build_tokenizer(splits, TokenizerParams(kind="word", word=WordParams(min_freq=1)))
     assert "q" not in tokenizer.src.vocab.index and "w" not in tokenizer.tgt.vocab.index
     assert set(tokenizer.src.vocab.tokens[4:]) == {"a", "b", "c", "."}
     assert report["kind"] == "word" and report["joint"] is False
     assert report["src"]["size"] == 8 and report["src"]["unk_rate_valid"] == pytest.approx(1 / 3, abs=1e-4)
     assert report["src"]["unk_rate_test"] == 0.0 and report["tgt"]["unk_rate_valid"] == pytest.approx(1 / 3, abs=1e-4)
     assert report["src"]["tokens_per_sentence"] == 3 and report["src"]["max_tokens"] == 3
-    kept_case, _ = build_tokenizer(splits, VocabParams(kind="word", word=WordParams(min_freq=1, lowercase=False)))
+    kept_case, _ = build_tokenizer(splits, TokenizerParams(kind="word", word=WordParams(min_freq=1, lowercase=False)))
     assert {"A", "a"} <= set(kept_case.src.vocab.tokens)
 
 
 def test_subword_report(tiny):
-    _, report = build_tokenizer(SPLITS, from_mapping(VocabParams, TINY_VOCAB, "vocab"))
+    _, report = build_tokenizer(SPLITS, from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
     assert report["kind"] == "subword" and report["joint"] is True
     counts = [len(tiny.src.encode(s)) - 1 for s in SPLITS["train"]["src"]]
     assert report["src"]["size"] == len(tiny.src) <= 450
@@ -309,9 +309,9 @@ def test_vocab_checks_its_tokens():
 
 
 def test_word_params_are_validated():
-    with pytest.raises(ConfigError, match=r"vocab\.word\.min_freq: must be >= 1"):
-        from_mapping(VocabParams, {"kind": "word", "word": {"min_freq": 0}}, "vocab")
-    with pytest.raises(ConfigError, match=r"vocab\.kind: expected one of"):
-        from_mapping(VocabParams, {"kind": "chars"}, "vocab")
-    params = from_mapping(VocabParams, to_dict(VocabParams(kind="word")), "vocab")
-    assert params == VocabParams(kind="word")
+    with pytest.raises(ConfigError, match=r"train_tokenizer\.word\.min_freq: must be >= 1"):
+        from_mapping(TokenizerParams, {"kind": "word", "word": {"min_freq": 0}}, "train_tokenizer")
+    with pytest.raises(ConfigError, match=r"train_tokenizer\.kind: expected one of"):
+        from_mapping(TokenizerParams, {"kind": "chars"}, "train_tokenizer")
+    params = from_mapping(TokenizerParams, to_dict(TokenizerParams(kind="word")), "train_tokenizer")
+    assert params == TokenizerParams(kind="word")

@@ -16,8 +16,8 @@ from mlflow import MlflowClient
 from servers import free_port, serving
 
 from attention_lab.config import ConfigError, from_mapping
-from attention_lab.data.splits import TokenizeParams
-from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer, VocabParams
+from attention_lab.data.splits import SplitParams
+from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer, TokenizerParams
 from attention_lab.inference.model_file import load_model
 from attention_lab.tracking.run import Run
 from attention_lab.tracking.run_file import read_run_file
@@ -43,8 +43,8 @@ def tiny_params(**sections) -> Seq2SeqParams:
 
 @pytest.fixture
 def paths(tmp_path, corpus_zip) -> TrainPaths:
-    return prepare_data(corpus_zip, TokenizeParams(valid_fraction=0.1, test_fraction=0.1), tmp_path,
-                        from_mapping(VocabParams, TINY_VOCAB, "vocab"))
+    return prepare_data(corpus_zip, SplitParams(valid_fraction=0.1, test_fraction=0.1), tmp_path,
+                        from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
 
 
 def runs(experiment="attention-lab"):
@@ -112,8 +112,8 @@ def test_training_writes_model_reports_and_one_mlflow_run_with_every_param(paths
     assert sorted(loss_steps) == list(range(1, metrics["steps"] + 1, 2))[: metrics["steps"] // 2]
     params = run.data.params
     assert params["train_seq2seq.model.hidden_size"] == "16" and params["train_seq2seq.optim.lr"] == "0.01"
-    assert params["tokenize.valid_fraction"] == "0.1" and params["vocab.kind"] == "subword"
-    assert params["vocab.subword.size"] == str(TINY_VOCAB["subword"]["size"])
+    assert params["split.valid_fraction"] == "0.1" and params["train_tokenizer.kind"] == "subword"
+    assert params["train_tokenizer.subword.size"] == str(TINY_VOCAB["subword"]["size"])
     assert {"git_commit", "stage", "corpus_md5"} <= set(run.data.tags)
     config = MlflowClient().download_artifacts(run.info.run_id, "config/train_seq2seq.json")
     assert json.loads(Path(config).read_text())["train_seq2seq"]["model"]["hidden_size"] == 16
@@ -283,7 +283,7 @@ def test_kept_outputs_are_restored_only_while_intact(tmp_path):
 
 def test_steps_per_epoch_are_the_train_loaders_batches_on_every_rank(paths):
     data = DataParams(batch_size=8, batch_tokens=200, bucket=True, val_bleu_size=12)
-    datamodule = TranslationDataModule(paths.data, Tokenizer.load(paths.vocab / TOKENIZER_FILE), data, seed=3)
+    datamodule = TranslationDataModule(paths.data, Tokenizer.load(paths.tokenizer / TOKENIZER_FILE), data, seed=3)
     datamodule.setup("fit")
     for world_size in (1, 2):
         for rank in range(world_size):
@@ -336,7 +336,7 @@ def test_no_secret_reaches_params_or_tags(paths, monkeypatch):
 def run_stage(paths: TrainPaths, params: Path, timeout=300, env=None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "pipeline.train_seq2seq", "--params", str(params), "--data", str(paths.data),
-         "--vocab", str(paths.vocab), "--out", str(paths.out), "--reports", str(paths.reports)],
+         "--tokenizer", str(paths.tokenizer), "--out", str(paths.out), "--reports", str(paths.reports)],
         cwd=REPO, capture_output=True, text=True, timeout=timeout,
         env={**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1", **(env or {})})
 
@@ -412,8 +412,8 @@ def test_stage_rejects_bad_params_in_one_line_without_outputs(paths, tmp_path, s
 
 
 def test_tying_all_embeddings_needs_a_joint_vocabulary(tmp_path, corpus_zip):
-    paths = prepare_data(corpus_zip, TokenizeParams(valid_fraction=0.1, test_fraction=0.1), tmp_path,
-                         VocabParams(kind="word"))
+    paths = prepare_data(corpus_zip, SplitParams(valid_fraction=0.1, test_fraction=0.1), tmp_path,
+                         TokenizerParams(kind="word"))
     with pytest.raises(ConfigError, match="train_seq2seq.model.tie_embeddings: 'all' needs one vocabulary"):
         train_seq2seq(tiny_params(model={"tie_embeddings": "all"}), MlflowParams(enabled=False), paths)
     assert not paths.out.exists()

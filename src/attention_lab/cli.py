@@ -106,11 +106,11 @@ def promote(args: argparse.Namespace) -> None:
 def bench(args: argparse.Namespace) -> None:
     from attention_lab.bench.report import BenchOptions, run_benchmark
 
-    pipeline = Path(args.splits).is_dir() and Path(args.vocab).is_dir()
+    pipeline = Path(args.splits).is_dir() and Path(args.tokenizer).is_dir()
     report = run_benchmark(BenchOptions(
         corpus=args.corpus, pairs=args.pairs, epochs=args.epochs, params=args.params, overrides=tuple(args.set),
         default_pairs=args.default_pairs, default_epochs=args.default_epochs, reference=args.reference,
-        splits=args.splits if pipeline else None, vocab=args.vocab if pipeline else None, model=args.model,
+        splits=args.splits if pipeline else None, tokenizer=args.tokenizer if pipeline else None, model=args.model,
         data=args.data, beam_size=args.beam, decode_sentences=args.decode_sentences, one_by_one=args.one_by_one))
     print(json.dumps(report, indent=2))
 
@@ -159,13 +159,13 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--reference", action="store_true",
                    help="also train the seed model the textbook's way on the same batches, and report the ratio")
     b.add_argument("--params", default="params.yaml",
-                   help="the default model's train_seq2seq and vocab sections (default: %(default)s)")
+                   help="the default model's train_seq2seq and train_tokenizer sections (default: %(default)s)")
     b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a default-model train_seq2seq param, e.g. --set model.hidden_size=512")
-    b.add_argument("--splits", default="artifacts/tokenized",
-                   help="the pipeline's splits to sample the default model's pairs from, with --vocab; "
+    b.add_argument("--splits", default="artifacts/splits",
+                   help="the pipeline's splits to sample the default model's pairs from, with --tokenizer; "
                         "when absent, the corpus's first lines (default: %(default)s)")
-    b.add_argument("--vocab", default="artifacts/vocab", help="the pipeline's tokenizer (default: %(default)s)")
+    b.add_argument("--tokenizer", default="artifacts/tokenizer", help="the pipeline's tokenizer (default: %(default)s)")
     b.add_argument("--default-pairs", type=positive_int, default=20000,
                    help="default model: training pairs (default: %(default)s)")
     b.add_argument("--default-epochs", type=positive_int, default=2, help="default model epochs (default: %(default)s)")

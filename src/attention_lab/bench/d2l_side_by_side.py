@@ -128,10 +128,10 @@ def d2l_run(corpus: Path, epochs: int, work: Path) -> dict:
 
 def project_run(corpus: Path, epochs: int, work: Path, device) -> dict:
     from attention_lab.bench.report import train_and_count, with_overrides
-    from attention_lab.data.splits import TokenizeParams
+    from attention_lab.data.splits import SplitParams
     from attention_lab.training.paths import prepare_data
 
-    paths = prepare_data(corpus, TokenizeParams(max_pairs=600), work)
+    paths = prepare_data(corpus, SplitParams(max_pairs=600), work)
     return train_and_count(with_overrides({}, (), epochs), paths, device, flop_batches=8)
 
 

@@ -4,7 +4,7 @@ of `BahdanauDecoder.step` (the path the tests hold it equal to), side by side in
 
     python -m attention_lab.bench.recurrence [--params params.yaml] [--repeats 7] [--steps 5]
 
-The model is params.yaml's `train_seq2seq.model` at its `vocab.subword.size`, in training mode
+The model is params.yaml's `train_seq2seq.model` at its `train_tokenizer.subword.size`, in training mode
 (dropout on). One timed step builds the decoder's initial state from encoder outputs (B, S, D)
 and state (L, B, H) that need gradients, as the encoder's would, then runs forward and backward
 - `recurrence`: the features (B, T, H) of every step, what the hand-written backward replaces;
@@ -89,7 +89,7 @@ def main() -> None:
     args = parser.parse_args()
     config = read_params(args.params)
     params = from_mapping(ModelParams, config["train_seq2seq"]["model"], "train_seq2seq.model")
-    vocab = config["vocab"]["subword"]["size"]
+    vocab = config["train_tokenizer"]["subword"]["size"]
     torch.manual_seed(0)
     decoder = Seq2Seq(params, vocab, vocab).train().decoder
     if not isinstance(decoder, BahdanauDecoder) or params.rnn != "gru" or params.attention != "additive":

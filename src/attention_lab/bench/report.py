@@ -35,12 +35,12 @@ from attention_lab.bench.flops import matmul_ceiling, matmul_peak, training_flop
 from attention_lab.bench.textbook import TextbookSeq2Seq, train_reference
 from attention_lab.config import ConfigError, from_mapping, read_params, to_dict
 from attention_lab.data.splits import (
-    TokenizeParams,
+    SplitParams,
     load_split,
     references,
     save_splits,
 )
-from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer, VocabParams
+from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer, TokenizerParams
 from attention_lab.inference.translator import SearchParams, Translator
 from attention_lab.model.seq2seq import Seq2Seq
 from attention_lab.tracking.store import MlflowParams
@@ -56,12 +56,12 @@ class BenchOptions:
     corpus: str
     pairs: int  # first corpus pairs for the seed configuration (d2l: 600)
     epochs: int  # seed configuration epochs (the first one warms up)
-    params: str  # params.yaml whose train_seq2seq and vocab sections are the default model
+    params: str  # params.yaml whose train_seq2seq and train_tokenizer sections are the default model
     overrides: tuple[str, ...] = ()  # "key=value" for the default model's train_seq2seq
     default_pairs: int = 20000
     default_epochs: int = 2
     splits: str | None = None  # the pipeline's tokenized splits to sample the default model's pairs from
-    vocab: str | None = None  # with `splits`: the pipeline's tokenizer
+    tokenizer: str | None = None  # with `splits`: the pipeline's tokenizer folder
     reference: bool = False
     flop_batches: int = 8  # training batches whose FLOPs are counted
     model: str | None = None  # decode with this model instead of the benchmark's own
@@ -111,13 +111,13 @@ def sample_splits(splits: Path, vocab: Path, root: Path, pairs: int, seed: int =
     for name, count in (("train", pairs), ("valid", max(1, pairs // 10)), ("test", max(1, pairs // 10))):
         frame = load_split(splits, name)
         frames[name] = frame.sample(n=min(count, len(frame)), random_state=seed)
-    save_splits(root / "data", frames, TokenizeParams())
+    save_splits(root / "data", frames, SplitParams())
     return TrainPaths(root / "data", vocab, root / "model", root / "reports")
 
 
 def epoch_batches(paths: TrainPaths, params: Seq2SeqParams, epochs: int) -> tuple[TranslationDataModule, list[list[dict]]]:
     """The stage's DataModule and the collated training batches it deals in each epoch."""
-    data = TranslationDataModule(paths.data, Tokenizer.load(paths.vocab / TOKENIZER_FILE), params.data, params.seed)
+    data = TranslationDataModule(paths.data, Tokenizer.load(paths.tokenizer / TOKENIZER_FILE), params.data, params.seed)
     data.setup()
     loader = data.train_dataloader()
     batches = []
@@ -210,21 +210,21 @@ def run_benchmark(options: BenchOptions) -> dict:
     sections = read_params(options.params)
     seed = with_overrides({}, (), options.epochs)
     default = with_overrides(sections.get("train_seq2seq", {}), options.overrides, options.default_epochs)
-    vocab = from_mapping(VocabParams, sections.get("vocab", {}), "vocab")
+    vocab = from_mapping(TokenizerParams, sections.get("train_tokenizer", {}), "train_tokenizer")
     given = (Translator.load(options.model), load_split(options.data, "test")) if options.model else None
     peaks = {name: matmul_peak(device, dtype) for name, dtype in dtypes.items()}
     report: dict = {"machine": machine(device)}
     with tempfile.TemporaryDirectory(prefix="attention-lab-bench-") as tmp:
-        seed_paths = prepare_data(options.corpus, TokenizeParams(max_pairs=options.pairs), Path(tmp) / "seed")
+        seed_paths = prepare_data(options.corpus, SplitParams(max_pairs=options.pairs), Path(tmp) / "seed")
         report["seed"] = train_and_count(seed, seed_paths, device, options.flop_batches)
         if options.reference:
             report["reference"] = reference_run(seed, seed_paths, device, report["seed"]["tokens_per_s"])
-        if options.splits and options.vocab:
-            default_paths = sample_splits(Path(options.splits), Path(options.vocab), Path(tmp) / "default",
+        if options.splits and options.tokenizer:
+            default_paths = sample_splits(Path(options.splits), Path(options.tokenizer), Path(tmp) / "default",
                                           options.default_pairs)
-            vocab = Tokenizer.load(Path(options.vocab) / TOKENIZER_FILE).params
+            vocab = Tokenizer.load(Path(options.tokenizer) / TOKENIZER_FILE).params
         else:
-            default_paths = prepare_data(options.corpus, TokenizeParams(max_pairs=options.default_pairs),
+            default_paths = prepare_data(options.corpus, SplitParams(max_pairs=options.default_pairs),
                                          Path(tmp) / "default", vocab)
         report["default"] = train_and_count(default, default_paths, device, options.flop_batches)
         # The peak is taken again after training (a machine's speed drifts) and the higher counts.
@@ -242,8 +242,9 @@ def run_benchmark(options: BenchOptions) -> dict:
         report["decoding"] = {"model": str(model_dir) if options.model else "the default model trained here",
                               **decoding_speed(translator, sources, options.beam_size, options.one_by_one)}
         report["startup"] = startup(model_dir)
-    sampled = f"a random sample of {options.splits}" if options.splits and options.vocab else "the corpus's first lines"
+    pipeline = options.splits and options.tokenizer
+    sampled = f"a random sample of {options.splits}" if pipeline else "the corpus's first lines"
     report["config"] = {"seed": {"pairs": options.pairs, **to_dict(seed)},
                         "default": {"pairs": options.default_pairs, "from": sampled, **to_dict(default),
-                                    "vocab": to_dict(vocab)}}
+                                    "train_tokenizer": to_dict(vocab)}}
     return report

@@ -1,4 +1,4 @@
-"""The `tokenize` stage's work: corpus lines -> cleaned (English, French) pairs -> seeded
+"""The `split` stage's work: corpus lines -> cleaned (English, French) pairs -> seeded
 train/valid/test splits grouped by English sentence, stored as parquet."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from attention_lab.data.cleaning import clean, normalize_words
 SPLITS = ("train", "valid", "test")
 MALFORMED = ("no_tab", "empty_side", "not_utf8")
 REASONS = {"no_tab": "no tab between English and French", "empty_side": "an empty side",
-           "not_utf8": "not UTF-8", "too_long": "a side over tokenize.max_tokens words"}
+           "not_utf8": "not UTF-8", "too_long": "a side over split.max_tokens words"}
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class CorpusParams:
 
 
 @dataclass(frozen=True)
-class TokenizeParams:
+class SplitParams:
     max_pairs: int | None = param(None, ge=1)  # first N lines of fra.txt, like d2l's num_examples
     max_tokens: int | None = param(None, ge=1)  # drop pairs with a side of more words; null = keep all
     valid_fraction: float = param(0.05, ge=0, lt=1)  # of the distinct English sentences
@@ -56,7 +56,7 @@ def word_count(text: str) -> int:
     return len(normalize_words(text, lowercase=False).split())
 
 
-def parse_pairs(data: bytes, params: TokenizeParams) -> tuple[list[tuple[str, str]], dict]:
+def parse_pairs(data: bytes, params: SplitParams) -> tuple[list[tuple[str, str]], dict]:
     """Cleaned (English, French) pairs from `English<TAB>French[<TAB>attribution]` lines.
 
     Malformed lines are skipped and counted by reason, never fatal; `first_lines` gives the number
@@ -138,8 +138,8 @@ def length_stats(sentences: pd.Series) -> dict[str, float]:
             "p95": float(np.percentile(lengths, 95)), "max": int(lengths.max())}
 
 
-def tokenize_corpus(zip_path: str | Path, corpus: CorpusParams,
-                    params: TokenizeParams) -> tuple[dict[str, pd.DataFrame], dict]:
+def split_corpus(zip_path: str | Path, corpus: CorpusParams,
+                    params: SplitParams) -> tuple[dict[str, pd.DataFrame], dict]:
     """Read, verify, parse and split the corpus; returns the split frames and the stage report."""
     data = read_corpus(zip_path, int(corpus.max_uncompressed_mb * 2**20))
     sha256 = verify_sha256(data, corpus.sha256, str(zip_path))
@@ -155,7 +155,7 @@ def tokenize_corpus(zip_path: str | Path, corpus: CorpusParams,
     return splits, report
 
 
-def save_splits(directory: str | Path, splits: dict[str, pd.DataFrame], params: TokenizeParams) -> None:
+def save_splits(directory: str | Path, splits: dict[str, pd.DataFrame], params: SplitParams) -> None:
     """The split files, plus the settings they were made with (`settings.json`), which training
     records with its run."""
     for name, frame in splits.items():
@@ -169,7 +169,7 @@ def load_split(directory: str | Path, name: str) -> pd.DataFrame:
     try:
         frame = pd.read_parquet(path)
     except FileNotFoundError:
-        raise CorpusError(f"{path}: no such split (run the tokenize stage first)") from None
+        raise CorpusError(f"{path}: no such split (run the split stage first)") from None
     except Exception as exc:  # pyarrow raises several unrelated types for unreadable files
         raise CorpusError(f"{path}: unreadable parquet file ({exc})") from None
     if list(frame.columns) != ["src", "tgt"]:

@@ -31,7 +31,7 @@ from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID, RESERVED, 
 from attention_lab.errors import UserError
 
 FORMAT = "attention-lab/tokenizer"
-TOKENIZER_FILE = "tokenizer.json"  # in the vocab stage's output folder
+TOKENIZER_FILE = "tokenizer.json"  # in the train_tokenizer stage's output folder
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class WordParams:
 
 
 @dataclass(frozen=True)
-class VocabParams:
+class TokenizerParams:
     kind: Literal["subword", "word"] = "word"  # d2l's; params.yaml chooses subword
     subword: SubwordParams = field(default_factory=SubwordParams)
     word: WordParams = field(default_factory=WordParams)
@@ -168,11 +168,11 @@ def codec_from_payload(payload: dict) -> Codec:
 
 @dataclass(frozen=True)
 class Tokenizer:
-    """English (`src`) and French (`tgt`) codecs, and the `vocab` params that built them."""
+    """English (`src`) and French (`tgt`) codecs, and the `train_tokenizer` params that built them."""
 
     src: Codec
     tgt: Codec
-    params: VocabParams
+    params: TokenizerParams
 
     @property
     def joint(self) -> bool:
@@ -189,7 +189,7 @@ class Tokenizer:
             raise ValueError("not an attention-lab tokenizer")
         src = codec_from_payload(payload["src"])
         tgt = src if payload["tgt"] is None else codec_from_payload(payload["tgt"])
-        return cls(src, tgt, from_mapping(VocabParams, payload["params"], "vocab"))
+        return cls(src, tgt, from_mapping(TokenizerParams, payload["params"], "train_tokenizer"))
 
     def save(self, path: str | Path) -> None:
         write_json(path, self.payload())
@@ -199,6 +199,6 @@ class Tokenizer:
         try:
             return cls.from_payload(json.loads(Path(path).read_text(encoding="utf-8")))
         except FileNotFoundError:
-            raise UserError(f"{path}: no such tokenizer file (run the vocab stage first)") from None
+            raise UserError(f"{path}: no such tokenizer file (run the train_tokenizer stage first)") from None
         except (ValueError, KeyError, TypeError, RuntimeError, ConfigError) as exc:  # RuntimeError: SentencePiece
             raise UserError(f"{path}: not a tokenizer file ({str(exc).splitlines()[0][:200]})") from None

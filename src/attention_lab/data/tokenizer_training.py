@@ -1,4 +1,4 @@
-"""The `vocab` stage's work: training the tokenizer on the train split, and its report."""
+"""The `train_tokenizer` stage's work: training the tokenizer on the train split, and its report."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from attention_lab.data.tokenizer import (
     SubwordCodec,
     SubwordParams,
     Tokenizer,
-    VocabParams,
+    TokenizerParams,
     WordCodec,
 )
 from attention_lab.errors import UserError
@@ -37,9 +37,10 @@ def train_subword(texts: Sequence[str], params: SubwordParams, seed: int = 0) ->
     except RuntimeError as exc:
         needed = re.search(r"smaller than required_chars\. \d+ vs (\d+)", str(exc))
         if needed:
-            raise ConfigError(f"vocab.subword.size: {params.size} is below the {needed.group(1)} characters, "
+            raise ConfigError(f"train_tokenizer.subword.size: {params.size} is below the {needed.group(1)} characters, "
                               "bytes and reserved tokens this corpus needs") from None
-        raise UserError(f"vocab.subword: SentencePiece could not train ({str(exc).splitlines()[0][:200]})") from None
+        reason = str(exc).splitlines()[0][:200]
+        raise UserError(f"train_tokenizer.subword: SentencePiece could not train ({reason})") from None
     return SubwordCodec(model.data)
 
 
@@ -50,7 +51,7 @@ class _BytesSink:
         self.data += data
 
 
-def build_tokenizer(splits: dict, params: VocabParams) -> tuple[Tokenizer, dict]:
+def build_tokenizer(splits: dict, params: TokenizerParams) -> tuple[Tokenizer, dict]:
     """The tokenizer, trained on the train split only, and a report of its sizes and of how many
     tokens a sentence takes (and, in word mode, the OOV rates of the other splits).
 

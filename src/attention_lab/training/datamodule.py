@@ -45,7 +45,7 @@ def bleu_sample(valid_refs, size: int, seed: int) -> list[int]:
 
 
 class TranslationDataModule(pl.LightningDataModule):
-    """Encoded train/valid splits from the tokenize and vocab stages.
+    """Encoded train/valid splits from the split and train_tokenizer stages.
 
     Validation has two loaders: (0) every valid pair, for loss and perplexity; (1) a seeded sample
     of `val_bleu_size` distinct valid sources with all their references, decoded for BLEU.
@@ -63,7 +63,7 @@ class TranslationDataModule(pl.LightningDataModule):
         for name, frame in frames.items():
             if frame.empty:
                 raise CorpusError(f"{self.data_dir / name}.parquet is empty: training needs both a train "
-                                  "and a valid split (tokenize.valid_fraction > 0)")
+                                  "and a valid split (split.valid_fraction > 0)")
         src, tgt = self.tokenizer.src, self.tokenizer.tgt
         self.train_pairs, self.valid_pairs = (
             list(zip(src.encode_all(list(f["src"])), tgt.encode_all(list(f["tgt"])))) for f in frames.values())

@@ -124,7 +124,7 @@ def prepare(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: TrainPa
     client = tracking.client() if mlflow.enabled else None  # unreachable: fails here, in seconds
     keep_freed_memory()
     pl.seed_everything(params.seed, workers=True, verbose=False)
-    tokenizer = Tokenizer.load(paths.vocab / TOKENIZER_FILE)
+    tokenizer = Tokenizer.load(paths.tokenizer / TOKENIZER_FILE)
     datamodule = TranslationDataModule(paths.data, tokenizer, params.data, params.seed)
     datamodule.setup("fit")
     try:
@@ -133,7 +133,7 @@ def prepare(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: TrainPa
         raise ConfigError(f"train_seq2seq.model.{exc}") from None
     trainer, history, schedule = build_trainer(params, paths)
     plan_steps(trainer, schedule, datamodule, params.trainer)
-    inputs = [paths.data / "train.parquet", paths.data / "valid.parquet", paths.vocab / TOKENIZER_FILE]
+    inputs = [paths.data / "train.parquet", paths.data / "valid.parquet", paths.tokenizer / TOKENIZER_FILE]
     run_fingerprint = fingerprint(to_dict(params), inputs)
     state = ResumeState(paths.checkpoints, writer=rank_zero_only.rank == 0)
     return Job(params, mlflow, client, paths, tokenizer, datamodule, Seq2SeqModule(model, params.optim, tokenizer),

@@ -63,13 +63,13 @@ def outputs(paths: TrainPaths) -> list[Path]:
 
 
 def recorded_params(paths: TrainPaths, tokenizer: Tokenizer, params: Seq2SeqParams) -> dict:
-    """Every param that shaped the run, as `dvc exp run -S` names them: the tokenize settings the
-    splits were made with, the vocab settings of the tokenizer, and this stage's own."""
+    """Every param that shaped the run, as `dvc exp run -S` names them: the split settings the
+    splits were made with, the train_tokenizer settings of the tokenizer, and this stage's own."""
     try:
-        tokenize = json.loads((paths.data / "settings.json").read_text(encoding="utf-8"))
+        split = json.loads((paths.data / "settings.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        tokenize = {}
-    return flatten({"tokenize": tokenize, "vocab": to_dict(tokenizer.params), "train_seq2seq": to_dict(params)})
+        split = {}
+    return flatten({"split": split, "train_tokenizer": to_dict(tokenizer.params), "train_seq2seq": to_dict(params)})
 
 
 def fit(job: Job) -> bool:
