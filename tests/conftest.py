@@ -16,6 +16,8 @@ TINY_TRAINING = {"data": {"batch_size": 16, "batch_tokens": 400, "val_bleu_size"
                            "tie_embeddings": "all"},
                  "optim": {"lr": 0.02, "schedule": "linear", "warmup_steps": 10},
                  "trainer": {"accelerator": "cpu", "max_epochs": 40, "progress_bar": False}}
+TINY_TRANSFORMER = {"arch": "transformer", "tie_embeddings": "all",
+                    "transformer": {"layers": 2, "heads": 2, "model_size": 32, "ffn_size": 64, "dropout": 0.0}}
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -59,6 +61,27 @@ def trained_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
                          root, from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
     params = from_mapping(Seq2SeqParams, TINY_TRAINING, "train_seq2seq")
     train_seq2seq(params, MlflowParams(enabled=False), paths)
+    return paths.out
+
+
+@pytest.fixture(scope="session")
+def transformer_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny Transformer trained through the same stage function on the synthetic corpus."""
+    from corpus_factory import write_zip
+
+    from attention_lab.config import from_mapping
+    from attention_lab.data.splits import SplitParams
+    from attention_lab.data.tokenizer import TokenizerParams
+    from attention_lab.tracking.store import MlflowParams
+    from attention_lab.training.paths import prepare_data
+    from attention_lab.training.run import Seq2SeqParams, train_seq2seq
+
+    root = tmp_path_factory.mktemp("transformer")
+    paths = prepare_data(write_zip(root / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1),
+                         root, from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
+    config = {**TINY_TRAINING, "model": TINY_TRANSFORMER, "optim": {**TINY_TRAINING["optim"], "lr": 0.005},
+              "trainer": {**TINY_TRAINING["trainer"], "max_epochs": 20}}
+    train_seq2seq(from_mapping(Seq2SeqParams, config, "train_seq2seq"), MlflowParams(enabled=False), paths)
     return paths.out
 
 

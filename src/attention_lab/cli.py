@@ -90,10 +90,16 @@ def translate(args: argparse.Namespace) -> None:
     else:
         sys.stdout.write(text)
     if args.heatmap:
-        from attention_lab.evaluation.heatmaps import translations_grid
+        from attention_lab.evaluation.heatmaps import heads_grid, translations_grid
         from attention_lab.plotting import save_figure
 
         save_figure(translations_grid(results), args.heatmap)
+        if any(len(r.maps) > 1 for r in results):  # a multi-head model: each sentence's maps by layer and head too
+            path = Path(args.heatmap)
+            for k, result in enumerate(results, 1):
+                heads = path.with_name(f"{path.stem}-heads-{k}{path.suffix}")
+                save_figure(heads_grid(result, f"sentence {k}"), heads)
+                print(f"note: attention by layer and head: {heads}", file=sys.stderr)
 
 
 def promote(args: argparse.Namespace) -> None:
@@ -109,6 +115,7 @@ def bench(args: argparse.Namespace) -> None:
     pipeline = Path(args.splits).is_dir() and Path(args.tokenizer).is_dir()
     report = run_benchmark(BenchOptions(
         corpus=args.corpus, pairs=args.pairs, epochs=args.epochs, params=args.params, overrides=tuple(args.set),
+        transformer_overrides=tuple(args.set_transformer),
         default_pairs=args.default_pairs, default_epochs=args.default_epochs, reference=args.reference,
         splits=args.splits if pipeline else None, tokenizer=args.tokenizer if pipeline else None, model=args.model,
         data=args.data, beam_size=args.beam, decode_sentences=args.decode_sentences, one_by_one=args.one_by_one))
@@ -147,7 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="no translation runs longer, whatever --max-len-ratio says (default: %(default)s)")
     t.add_argument("--input", help="file with one sentence per line, - for stdin")
     t.add_argument("--output", help="write translations here instead of stdout")
-    t.add_argument("--heatmap", help="save the attention heatmap(s) to this PNG")
+    t.add_argument("--heatmap", help="save the attention heatmap(s) to this PNG (and, for a Transformer, "
+                   "each sentence's maps by layer and head to NAME-heads-K.png)")
     t.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: cuda when available")
     t.set_defaults(func=translate)
 
@@ -162,6 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the default model's train_seq2seq and train_tokenizer sections (default: %(default)s)")
     b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a default-model train_seq2seq param, e.g. --set model.hidden_size=512")
+    b.add_argument("--set-transformer", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a train_seq2seq param of the Transformer run (the default model with "
+                        "model.arch=transformer, on the same batches), e.g. --set-transformer model.transformer.layers=2")
     b.add_argument("--splits", default="artifacts/splits",
                    help="the pipeline's splits to sample the default model's pairs from, with --tokenizer; "
                         "when absent, the corpus's first lines (default: %(default)s)")

@@ -55,10 +55,12 @@ def heatmap(weights: np.ndarray, xlabels: Sequence[str] | None = None, ylabels: 
 
 
 def heatmap_grid(panels: Sequence[Mapping], ncols: int = 2, xlabel: str = "Keys",
-                 ylabel: str = "Queries") -> Figure:
+                 ylabel: str = "Queries", title: str = "") -> Figure:
     """Several heatmaps in one figure; each panel maps `weights`, `xlabels`, `ylabels`, `title`."""
     nrows = max(1, -(-len(panels) // ncols))
     figure = Figure(figsize=(5.0 * ncols, 4.0 * nrows), layout="constrained")
+    if title:
+        figure.suptitle(title)
     axes = figure.subplots(nrows, ncols, squeeze=False)
     for ax, panel in zip(axes.flat, panels):
         image = _draw_heatmap(ax, np.asarray(panel["weights"], dtype=float), panel.get("xlabels"),

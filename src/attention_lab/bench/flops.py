@@ -21,8 +21,8 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode, flop_registry
 
+from attention_lab.model.encoder_decoder import EncoderDecoder
 from attention_lab.model.loss import token_loss
-from attention_lab.model.seq2seq import Seq2Seq
 
 
 def synchronize(device: torch.device) -> None:
@@ -87,7 +87,7 @@ def layout(arg: Any) -> Any:
     return arg
 
 
-def training_flops_per_token(model: Seq2Seq, batches: list[dict],
+def training_flops_per_token(model: EncoderDecoder, batches: list[dict],
                              label_smoothing: float = 0.0) -> tuple[float, CountedProducts]:
     """FLOPs of forward + backward of the training loss, per non-padding target token, over
     `batches` (collated training batches: src (B, S), src_len (B,), tgt_in and tgt_out (B, T)),

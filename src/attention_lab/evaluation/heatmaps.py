@@ -1,4 +1,7 @@
-"""Attention heatmaps of translations (d2l §11.4.3): source pieces + `<eos>` across, output down."""
+"""Attention heatmaps of translations (d2l §11.4.3): source pieces + `<eos>` across, output down.
+
+A multi-head model (the Transformer) gets, besides the average of its maps, a grid of every
+layer's and head's cross-attention (d2l §11.7.6): a row per layer, a column per head."""
 
 from __future__ import annotations
 
@@ -41,9 +44,19 @@ def slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40] or "sentence"
 
 
+def heads_grid(translation: Translation, title: str) -> Figure:
+    """Every attention map of one translation, layers down and heads across."""
+    layers, heads = translation.layout
+    panels = [{**panel(translation, ""), "weights": weights, "title": f"layer {r // heads + 1}, head {r % heads + 1}"}
+              for r, weights in enumerate(translation.maps)]
+    return heatmap_grid(panels, ncols=heads, xlabel="source", ylabel="output",
+                        title=f"{title}: {translation.source} -> {translation.text}")
+
+
 def attention_figures(translator: Translator, sentences: Sequence[str],
                       search: SearchParams) -> tuple[dict[str, Figure], Figure]:
-    """One figure per sentence (greedy beside beam), keyed by a file name, and a grid of all (beam)."""
+    """One figure per sentence (greedy beside beam), keyed by a file name, and a grid of all (beam);
+    for a multi-head model also each sentence's maps by layer and head, greedy and beam."""
     try:
         greedy = translator.translate(sentences, replace(search, beam_size=1))
     except SourceTooLong as exc:
@@ -53,6 +66,10 @@ def attention_figures(translator: Translator, sentences: Sequence[str],
     figures = {f"{i:02d}-{slug(s)}.png": heatmap_grid([panel(g, "greedy"), panel(b, f"beam {search.beam_size}")],
                                                       ncols=2, xlabel="source", ylabel="output")
                for i, (s, g, b) in enumerate(zip(sentences, greedy, beam))}
+    if len(beam[0].maps) > 1:
+        for i, (s, g, b) in enumerate(zip(sentences, greedy, beam)):
+            figures[f"{i:02d}-{slug(s)}-heads-greedy.png"] = heads_grid(g, "greedy")
+            figures[f"{i:02d}-{slug(s)}-heads-beam.png"] = heads_grid(b, f"beam {search.beam_size}")
     return figures, translations_grid(beam)
 
 

@@ -20,7 +20,8 @@ from attention_lab.atomic import write_with
 from attention_lab.config import ConfigError, from_mapping, to_dict
 from attention_lab.data.tokenizer import Tokenizer
 from attention_lab.errors import UserError
-from attention_lab.model.seq2seq import ModelParams, Seq2Seq
+from attention_lab.model.encoder_decoder import EncoderDecoder
+from attention_lab.model.seq2seq import ModelParams, build_model
 
 FORMAT = "attention-lab/seq2seq"
 VERSION = 2  # 1: word vocabularies and a max_len; 2: a tokenizer, nothing truncated
@@ -28,11 +29,11 @@ VERSION = 2  # 1: word vocabularies and a max_len; 2: a tokenizer, nothing trunc
 
 @dataclass(frozen=True)
 class LoadedModel:
-    model: Seq2Seq
+    model: EncoderDecoder
     tokenizer: Tokenizer
 
 
-def save_model(path: str | Path, model: Seq2Seq, tokenizer: Tokenizer) -> None:
+def save_model(path: str | Path, model: EncoderDecoder, tokenizer: Tokenizer) -> None:
     payload = {"format": FORMAT, "version": VERSION, "model": to_dict(model.params),
                "tokenizer": tokenizer.payload(),
                "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()}}
@@ -73,7 +74,7 @@ def load_model(path: str | Path, device: str | torch.device = "cpu") -> LoadedMo
         for side, (vocab_size, rows) in sizes.items():
             if vocab_size != rows:
                 raise UserError(f"{path}: {side} vocabulary has {vocab_size} tokens but the weights expect {rows}")
-        model = Seq2Seq(params, len(tokenizer.src), len(tokenizer.tgt))
+        model = build_model(params, len(tokenizer.src), len(tokenizer.tgt))
         model.load_state_dict(state)
     except (ConfigError, KeyError, TypeError, ValueError, RuntimeError) as exc:
         raise UserError(f"{path}: inconsistent model file ({str(exc).splitlines()[0][:200]})") from None

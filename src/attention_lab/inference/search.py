@@ -7,11 +7,13 @@ a time. Scores are log-probabilities under the model's full distribution: forbid
 does not renormalise over the others.
 
 Shapes use the package notation (B sentences, W beam width, N = B·W hypothesis rows, S source
-steps, T output steps, V vocabulary); `n` counts the open rows and `k` the candidates per row.
+steps, T output steps, V vocabulary, R attention maps per step: 1 for a recurrent decoder, one
+per layer and head for the Transformer); `n` counts the open rows and `k` the candidates per row.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from typing import NamedTuple
 
@@ -19,14 +21,14 @@ import torch
 from torch import Tensor
 
 from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID
-from attention_lab.model.seq2seq import Seq2Seq
+from attention_lab.model.encoder_decoder import EncoderDecoder
 
 
 class Decoded(NamedTuple):
     tokens: Tensor  # (B, T) output ids, `<eos>` included where emitted, `<pad>` after
     lengths: Tensor  # (B,) output tokens per sentence, `<eos>` included
     scores: Tensor  # (B,) log-probability (greedy) or length-normalised log-probability (beam)
-    attention: Tensor  # (B, T, S) attention weights of each output token, zero rows after the end
+    attention: Tensor  # (B, T, R, S) attention weights of each output token, zero after the end
 
 
 def output_limits(src_len: Tensor, ratio: float, cap: int | None = None) -> Tensor:
@@ -40,7 +42,7 @@ def length_penalty(lengths: Tensor, alpha: float) -> Tensor:
     return ((5.0 + lengths.double()) / 6.0) ** alpha
 
 
-def _banned(model: Seq2Seq, forbid: tuple[int, ...]) -> list[int]:
+def _banned(model: EncoderDecoder, forbid: tuple[int, ...]) -> list[int]:
     """The ids never emitted: `<pad>`, `<bos>` and `forbid`, checked against the vocabulary."""
     vocab_size = model.decoder.embedding.num_embeddings
     outside = [i for i in forbid if not 0 <= i < vocab_size]
@@ -52,7 +54,7 @@ def _banned(model: Seq2Seq, forbid: tuple[int, ...]) -> list[int]:
     return banned
 
 
-def _next_candidates(model: Seq2Seq, tokens: Tensor, state, finished: Tensor, k: int,
+def _next_candidates(model: EncoderDecoder, tokens: Tensor, state, finished: Tensor, k: int,
                      banned: list[int]) -> tuple[Tensor, Tensor, object, Tensor]:
     """Each row's `k` best next tokens (N, k) with their log-probabilities (N, k).
 
@@ -61,7 +63,7 @@ def _next_candidates(model: Seq2Seq, tokens: Tensor, state, finished: Tensor, k:
     for unfinished rows; a finished row offers `<pad>` at no cost (then -inf). Taking each row's
     top k before ranking across beams keeps the cross-beam ranking to (B, W·k).
     """
-    features, state, weights = model.decoder.step(tokens, state)  # (N, 1, H), ., (N, 1, S)
+    features, state, weights = model.decoder.step(tokens, state)  # (N, 1, H), ., (N, 1, S) or (N, 1, R, S)
     open_rows = (~finished).nonzero()[:, 0]  # (n,)
     logits = model.decoder.output(features[open_rows, 0])  # (n, V)
     # At least float32, also under bf16 autocast (validation on CUDA): scores are ranked and summed.
@@ -75,7 +77,8 @@ def _next_candidates(model: Seq2Seq, tokens: Tensor, state, finished: Tensor, k:
     top_log_probs[:, 0] = 0.0  # what a finished row offers: <pad> for free
     top_tokens = torch.full_like(top_log_probs, PAD_ID, dtype=torch.long)
     top_log_probs[open_rows], top_tokens[open_rows] = open_log_probs, open_tokens
-    return top_log_probs, top_tokens, state, weights[:, 0].float()  # (N, k), (N, k), ., (N, S)
+    weights = weights.reshape(len(finished), -1, weights.shape[-1]).float()  # (N, R, S)
+    return top_log_probs, top_tokens, state, weights  # (N, k), (N, k), ., (N, R, S)
 
 
 class SearchTimeout(TimeoutError):
@@ -90,7 +93,7 @@ def _all_done(finished: Tensor, step: int, deadline: float | None) -> bool:
 
 
 @torch.no_grad()
-def greedy_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, *,
+def greedy_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Tensor, *,
                   forbid: tuple[int, ...] = (), deadline: float | None = None) -> Decoded:
     """src (B, S), src_len (B,), limits (B,) maximum output tokens -> `Decoded` (B, T, ...).
 
@@ -107,7 +110,7 @@ def greedy_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, 
     outputs, attention = [], []
     for step in range(int(limits.max())):
         best, tokens, state, weights = _next_candidates(model, tokens, state, finished, 1, banned)  # (B, 1) each
-        attention.append(weights.masked_fill(finished[:, None], 0.0))  # (B, S)
+        attention.append(weights.masked_fill(finished[:, None, None], 0.0))  # (B, R, S)
         scores += best[:, 0]
         lengths += ~finished
         outputs.append(tokens[:, 0])
@@ -118,7 +121,7 @@ def greedy_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, 
 
 
 @torch.no_grad()
-def beam_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, beam_size: int,
+def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Tensor, beam_size: int,
                 alpha: float = 0.0, *, forbid: tuple[int, ...] = (), deadline: float | None = None) -> Decoded:
     """Beam search keeping `beam_size` hypotheses (W) per sentence, ranked by log-probability
     divided by the GNMT length penalty with `alpha`; a finished hypothesis keeps its score and
@@ -145,11 +148,12 @@ def beam_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, be
     lengths = torch.zeros(batch * width, dtype=torch.long, device=device)
     tokens = torch.full((batch * width, 1), BOS_ID, device=device)
     history = torch.zeros(batch * width, 0, dtype=torch.long, device=device)  # (N, t)
-    attention = torch.zeros(batch * width, 0, src.shape[1], device=device)  # (N, t, S)
+    maps = math.prod(model.decoder.attention_layout)  # R
+    attention = torch.zeros(batch * width, 0, maps, src.shape[1], device=device)  # (N, t, R, S)
     row_offset = (torch.arange(batch, device=device) * width)[:, None]  # (B, 1)
     for step in range(int(limits.max())):
         log_probs, next_tokens, state, weights = _next_candidates(model, tokens, state, finished, k,
-                                                                  banned)  # (N, k), (N, k), ., (N, S)
+                                                                  banned)  # (N, k), (N, k), ., (N, R, S)
         candidates = sums.view(-1, 1) + log_probs  # (N, k)
         new_lengths = lengths + ~finished  # (N,)
         ranked = candidates / length_penalty(new_lengths, alpha)[:, None]  # (N, k)
@@ -160,8 +164,8 @@ def beam_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, be
         finished, lengths = finished[origin], new_lengths[origin]
         state = state.select(origin)
         history = torch.cat([history[origin], tokens], dim=1)  # (N, t + 1)
-        step_weights = weights[origin].masked_fill(finished[:, None], 0.0)  # (N, S)
-        attention = torch.cat([attention[origin], step_weights[:, None, :]], dim=1)  # (N, t + 1, S)
+        step_weights = weights[origin].masked_fill(finished[:, None, None], 0.0)[:, None]  # (N, 1, R, S)
+        attention = torch.cat([attention[origin], step_weights], dim=1)  # (N, t + 1, R, S)
         finished = finished | (tokens[:, 0] == EOS_ID) | (lengths >= limits)
         if _all_done(finished, step, deadline):
             break
@@ -170,7 +174,7 @@ def beam_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, be
     return Decoded(history[best], lengths[best], final[best], attention[best])
 
 
-def run_search(model: Seq2Seq, src: Tensor, src_len: Tensor, limits: Tensor, beam_size: int = 1,
+def run_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Tensor, beam_size: int = 1,
                alpha: float = 0.0, *, forbid: tuple[int, ...] = (), deadline: float | None = None) -> Decoded:
     """Greedy search for `beam_size` 1, beam search otherwise; `forbid` and `deadline` as in both."""
     if beam_size == 1:

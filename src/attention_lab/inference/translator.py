@@ -49,8 +49,10 @@ class Translation:
     pieces: list[str]  # output pieces, `<eos>` excluded, any `<unk>` already replaced
     text: str  # the translation as a person reads it
     score: float
-    attention: np.ndarray  # (T, S): a row per output piece (and `<eos>` when emitted)
+    attention: np.ndarray  # (T, S): a row per output piece (and `<eos>` when emitted), the maps' average
     unknown: list[str]  # source words the vocabulary lacks (word mode; subwords have none)
+    maps: np.ndarray  # (R, T, S): each attention map, layer-major (R = L·M); one for a recurrent decoder
+    layout: tuple[int, int] = (1, 1)  # (L, M): the maps' layers and heads
 
     @property
     def output_labels(self) -> list[str]:
@@ -109,7 +111,8 @@ class Translator:
             outputs, lengths = decoded.tokens.tolist(), decoded.lengths.tolist()
             attention, scores = decoded.attention.float().cpu().numpy(), decoded.scores.tolist()
             for row, i in enumerate(batch):
-                weights = attention[row, : lengths[row], : len(ids[i])]  # (T, S)
+                maps = attention[row, : lengths[row], :, : len(ids[i])].transpose(1, 0, 2)  # (R, T, S)
+                weights = maps.mean(axis=0)  # (T, S)
                 pieces = tgt_codec.id_pieces(outputs[row][: lengths[row]])
                 read = src_codec.pieces(sentences[i])
                 unknown = [w for w, j in zip(src_codec.surface(sentences[i]), ids[i]) if j == UNK_ID]
@@ -118,5 +121,5 @@ class Translator:
                 results[i] = Translation(
                     source=sentences[i], src_pieces=[UNK if j == UNK_ID else p for p, j in zip(read, ids[i])] + [EOS],
                     pieces=pieces, text=tgt_codec.join(pieces), score=scores[row], attention=weights,
-                    unknown=unknown)
+                    unknown=unknown, maps=maps, layout=self.model.decoder.attention_layout)
         return results  # type: ignore[return-value]

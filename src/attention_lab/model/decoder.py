@@ -75,6 +75,7 @@ class Decoder(nn.Module):
 
     parallel = False
     context_input = False
+    attention_layout = (1, 1)  # (L, M): one attention map per step, as the Transformer's are counted
 
     def __init__(self, *, vocab_size: int, embed_size: int, hidden_size: int, key_size: int, num_layers: int,
                  dropout: float, io_dropout: float, rnn: str, attention: str, attention_size: int,
@@ -160,7 +161,7 @@ class LuongDecoder(Decoder):
 
     parallel = True
 
-    def __init__(self, **sizes: int | float | str) -> None:
+    def __init__(self, **sizes: float | str) -> None:
         super().__init__(**sizes)
         self.W_c = nn.Linear(self.key_size + self.hidden_size, self.hidden_size, bias=False)
 

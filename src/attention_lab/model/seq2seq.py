@@ -1,24 +1,27 @@
-"""The encoder-decoder translation model (Sutskever et al. 2014; with attention, Bahdanau et al.
-2014 and Luong et al. 2015), a plain `nn.Module`, and its validated config. Shapes: see the
-package notation."""
+"""The recurrent encoder-decoder translation model (Sutskever et al. 2014; with attention, Bahdanau
+et al. 2014 and Luong et al. 2015), a plain `nn.Module`; the validated config of every model, and
+`build_model`, which builds the architecture it names. Shapes: see the package notation."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
-import torch
-from torch import Tensor, nn
+from torch import Tensor
 
 from attention_lab.config import param
-from attention_lab.data.special_tokens import PAD_ID
 from attention_lab.model.attention import check_attention
 from attention_lab.model.decoder import DECODERS, DecoderState
 from attention_lab.model.encoder import Encoder
+from attention_lab.model.encoder_decoder import EncoderDecoder, check_tying, xavier_init
+from attention_lab.model.transformer import TransformerParams, TransformerSeq2Seq
 
 
 @dataclass(frozen=True)
 class ModelParams:
+    # rnn: the recurrent encoder-decoder below (the keys up to max_source_tokens);
+    # transformer: `transformer`'s sizes. tie_embeddings serves both.
+    arch: Literal["rnn", "transformer"] = "rnn"
     rnn: Literal["gru", "lstm"] = "gru"
     embed_size: int = param(32, ge=1)
     hidden_size: int = param(32, ge=1)
@@ -33,6 +36,7 @@ class ModelParams:
     # shares it with the source embedding (needs a joint subword vocabulary).
     tie_embeddings: Literal["none", "output", "all"] = "none"
     max_source_tokens: int = param(256, ge=1)  # location attention scores this many positions at most
+    transformer: TransformerParams = field(default_factory=TransformerParams)
 
     def validate(self) -> None:
         try:
@@ -46,14 +50,12 @@ class ModelParams:
         return self.hidden_size * (2 if self.bidirectional else 1)
 
 
-class Seq2Seq(nn.Module):
-    """Encoder + attention decoder."""
+class Seq2Seq(EncoderDecoder):
+    """RNN encoder + attention decoder."""
 
     def __init__(self, params: ModelParams, src_vocab_size: int, tgt_vocab_size: int) -> None:
         super().__init__()
-        if params.tie_embeddings == "all" and src_vocab_size != tgt_vocab_size:
-            raise ValueError(f"tie_embeddings: 'all' needs one vocabulary for both languages, got "
-                             f"{src_vocab_size} source and {tgt_vocab_size} target tokens (use a joint subword vocab)")
+        check_tying(params.tie_embeddings, src_vocab_size, tgt_vocab_size)
         self.params = params
         self.encoder = Encoder(src_vocab_size, params.embed_size, params.hidden_size, params.num_layers,
                                params.dropout, params.rnn, params.bidirectional, params.io_dropout)
@@ -64,28 +66,14 @@ class Seq2Seq(nn.Module):
             attention_size=params.attention_size or params.hidden_size, max_src_len=params.max_source_tokens,
             tie_output=params.tie_embeddings != "none")
         self.apply(xavier_init)
-        if params.tie_embeddings != "none":
-            # A tied embedding is also the output layer: N(0, 1/E) keeps its first logits O(1).
-            nn.init.normal_(self.decoder.embedding.weight, std=params.embed_size**-0.5)
-            with torch.no_grad():
-                self.decoder.embedding.weight[PAD_ID].zero_()
-        if params.tie_embeddings == "all":
-            self.encoder.embedding = self.decoder.embedding
+        self.tie_embeddings(params.tie_embeddings)
 
     def encode(self, src: Tensor, src_len: Tensor) -> DecoderState:
         """src (B, S), src_len (B,) -> the decoder's initial state."""
         return self.decoder.init_state(*self.encoder(src, src_len), src_len)
 
-    def forward(self, src: Tensor, src_len: Tensor, tgt_in: Tensor) -> Tensor:
-        """Teacher-forced logits (B, T, V) for sources (B, S) and decoder inputs (B, T)."""
-        return self.decoder(tgt_in, self.encode(src, src_len))
 
-
-def xavier_init(module: nn.Module) -> None:
-    """d2l's `xavier_init_weights`: Xavier-uniform linear and recurrent weight matrices."""
-    if isinstance(module, nn.Linear):
-        nn.init.xavier_uniform_(module.weight)
-    elif isinstance(module, (nn.GRU, nn.LSTM)):
-        for name, weight in module.named_parameters():
-            if name.startswith("weight"):
-                nn.init.xavier_uniform_(weight)
+def build_model(params: ModelParams, src_vocab_size: int, tgt_vocab_size: int) -> EncoderDecoder:
+    """The architecture `params.arch` names, initialised."""
+    cls = TransformerSeq2Seq if params.arch == "transformer" else Seq2Seq
+    return cls(params, src_vocab_size, tgt_vocab_size)

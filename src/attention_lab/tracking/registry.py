@@ -124,8 +124,8 @@ def _version_of(tracker: Any, name: str, new: Candidate) -> Any:
     from mlflow.exceptions import MlflowException
 
     try:
-        tracker.create_registered_model(name, description="English -> French: GRU encoder-decoder with "
-                                                          "Bahdanau attention (attention-lab)")
+        tracker.create_registered_model(name, description="English -> French: a recurrent encoder-decoder with "
+                                        "Bahdanau attention, or a Transformer (attention-lab)")
     except MlflowException as exc:
         if exc.error_code != "RESOURCE_ALREADY_EXISTS":
             raise

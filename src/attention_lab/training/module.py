@@ -1,4 +1,5 @@
-"""The LightningModule that trains a `Seq2Seq` model: loss, steps, optimizer, logged metrics.
+"""The LightningModule that trains a translation model (recurrent or Transformer): loss, steps,
+optimizer, logged metrics.
 
 Logged: `train/loss` (every `trainer.log_every_n_steps` steps, when the logger records it), and
 after every validation `train/epoch_loss`, `train/tokens_per_s` (d2l's throughput: non-padding
@@ -24,8 +25,8 @@ from attention_lab.errors import UserError
 from attention_lab.evaluation.bleu import bleu_from_statistics, bleu_statistics
 from attention_lab.inference.model_file import LoadedModel
 from attention_lab.inference.translator import SearchParams, Translator
+from attention_lab.model.encoder_decoder import EncoderDecoder
 from attention_lab.model.loss import token_loss
-from attention_lab.model.seq2seq import Seq2Seq
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ class DivergedError(UserError):
 class Seq2SeqModule(pl.LightningModule):
     """Teacher-forced training of `model`; validation decodes greedily for BLEU."""
 
-    def __init__(self, model: Seq2Seq, optim: OptimParams, tokenizer: Tokenizer) -> None:
+    def __init__(self, model: EncoderDecoder, optim: OptimParams, tokenizer: Tokenizer) -> None:
         super().__init__()
         self.model, self.optim, self.tokenizer = model, optim, tokenizer
         self.val_loss = MeanMetric()

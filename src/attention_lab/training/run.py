@@ -22,7 +22,7 @@ from pytorch_lightning.utilities.exceptions import MisconfigurationException
 
 from attention_lab.config import ConfigError, param, to_dict
 from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer
-from attention_lab.model.seq2seq import ModelParams, Seq2Seq
+from attention_lab.model.seq2seq import ModelParams, build_model
 from attention_lab.tracking import store as tracking
 from attention_lab.training.allocator import keep_freed_memory
 from attention_lab.training.callbacks import AtomicCheckpointIO, History, ScheduleCallback
@@ -128,7 +128,7 @@ def prepare(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: TrainPa
     datamodule = TranslationDataModule(paths.data, tokenizer, params.data, params.seed)
     datamodule.setup("fit")
     try:
-        model = Seq2Seq(params.model, len(tokenizer.src), len(tokenizer.tgt))
+        model = build_model(params.model, len(tokenizer.src), len(tokenizer.tgt))
     except ValueError as exc:
         raise ConfigError(f"train_seq2seq.model.{exc}") from None
     trainer, history, schedule = build_trainer(params, paths)

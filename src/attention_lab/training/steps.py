@@ -21,7 +21,7 @@ from attention_lab.atomic import write_json
 from attention_lab.config import flatten, to_dict
 from attention_lab.data.tokenizer import Tokenizer
 from attention_lab.inference.model_file import save_model
-from attention_lab.model.seq2seq import Seq2Seq
+from attention_lab.model.encoder_decoder import EncoderDecoder
 from attention_lab.tracking import store as tracking
 from attention_lab.tracking.record import record_training
 from attention_lab.training.callbacks import History
@@ -99,7 +99,7 @@ def fit(job: Job) -> bool:
     return job.trainer.is_global_zero
 
 
-def training_metrics(history: list[dict], model: Seq2Seq) -> dict:
+def training_metrics(history: list[dict], model: EncoderDecoder) -> dict:
     """The stage's metrics: the last epoch's training loss, the best epoch's validation scores."""
     best = max(history, key=lambda r: r["val_bleu"]) if history else {}
     timed = history[1:] or history  # the first epoch includes warm-up

@@ -1,0 +1,58 @@
+"""What every translation model shares: `encode` once, then a decoder that either teacher-forces
+all steps (training) or `step`s through a search's prefixes (inference). Shapes: see the package
+notation."""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+from attention_lab.data.special_tokens import PAD_ID
+
+
+class EncoderDecoder(nn.Module):
+    """A source encoder and a decoder with `init_state`, `step`, `output` and `embedding`.
+
+    `encode` returns the decoder's state before its first step; the state has `select(index)`,
+    which beam search uses to reorder and expand hypotheses.
+    """
+
+    encoder: nn.Module
+    decoder: nn.Module
+
+    def encode(self, src: Tensor, src_len: Tensor):
+        """src (B, S), src_len (B,) -> the decoder's initial state."""
+        raise NotImplementedError
+
+    def forward(self, src: Tensor, src_len: Tensor, tgt_in: Tensor) -> Tensor:
+        """Teacher-forced logits (B, T, V) for sources (B, S) and decoder inputs (B, T)."""
+        return self.decoder(tgt_in, self.encode(src, src_len))
+
+    def tie_embeddings(self, how: str) -> None:
+        """Press and Wolf 2017: `output` has the decoder's output layer reuse the target embedding
+        (built so by the decoder), `all` also shares it with the source embedding. A tied
+        embedding is also the output layer: N(0, 1/E) keeps its first logits O(1)."""
+        if how == "none":
+            return
+        weight = self.decoder.embedding.weight
+        nn.init.normal_(weight, std=weight.shape[1] ** -0.5)
+        with torch.no_grad():
+            weight[PAD_ID].zero_()
+        if how == "all":
+            self.encoder.embedding = self.decoder.embedding
+
+
+def check_tying(how: str, src_vocab_size: int, tgt_vocab_size: int) -> None:
+    if how == "all" and src_vocab_size != tgt_vocab_size:
+        raise ValueError(f"tie_embeddings: 'all' needs one vocabulary for both languages, got "
+                         f"{src_vocab_size} source and {tgt_vocab_size} target tokens (use a joint subword vocab)")
+
+
+def xavier_init(module: nn.Module) -> None:
+    """d2l's `xavier_init_weights`: Xavier-uniform linear and recurrent weight matrices."""
+    if isinstance(module, nn.Linear):
+        nn.init.xavier_uniform_(module.weight)
+    elif isinstance(module, (nn.GRU, nn.LSTM)):
+        for name, weight in module.named_parameters():
+            if name.startswith("weight"):
+                nn.init.xavier_uniform_(weight)

@@ -1,0 +1,202 @@
+"""The Transformer encoder-decoder (Vaswani et al. 2017, "Attention Is All You Need", §3; d2l
+§11.7), pre-norm: each sub-layer reads `LayerNorm(x)` and adds its output to x, and a final
+LayerNorm closes each stack (Xiong et al. 2020, "On Layer Normalization in the Transformer
+Architecture": gradients stay bounded at initialisation, so it trains without the long warm-up
+the paper's post-norm needs, which matters when the whole run is a 21-minute budget).
+
+Embeddings are scaled by √H and added to sinusoidal positions (§3.4, §3.5). The decoder's
+`step` runs any number of new tokens against its cache of earlier steps' self-attention keys and
+values, so search pays for one position per step and teacher forcing runs all steps at once
+(a causal mask keeps each position from reading later ones). Shapes: see the package notation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
+
+import torch
+from torch import Tensor, nn
+
+from attention_lab.config import param
+from attention_lab.data.special_tokens import PAD_ID
+from attention_lab.model.decoder import OutputLayer
+from attention_lab.model.encoder_decoder import EncoderDecoder, check_tying, xavier_init
+from attention_lab.model.multi_head_attention import MultiHeadAttention
+from attention_lab.model.positional_encoding import sinusoids
+
+if TYPE_CHECKING:
+    from attention_lab.model.seq2seq import ModelParams
+
+
+@dataclass(frozen=True)
+class TransformerParams:
+    layers: int = param(3, ge=1)  # L blocks in the encoder and as many in the decoder
+    heads: int = param(4, ge=1)  # M
+    model_size: int = param(256, ge=2)  # H, embeddings included
+    ffn_size: int = param(1024, ge=1)  # F, the position-wise feed-forward layer's width
+    dropout: float = param(0.1, ge=0, lt=1)  # on embeddings, attention weights and each sub-layer's output
+
+    def validate(self) -> None:
+        if self.model_size % self.heads:
+            raise ValueError(f"heads: {self.heads} heads do not divide model_size {self.model_size}")
+
+
+class TransformerState(NamedTuple):
+    """A decoder's state: per layer, the cross-attention keys and values of the source (B, M, S, Z),
+    projected once per sentence, and the self-attention keys and values of the t steps so far
+    (B, M, t, Z)."""
+    memory_keys: tuple[Tensor, ...]
+    memory_values: tuple[Tensor, ...]
+    self_keys: tuple[Tensor, ...]
+    self_values: tuple[Tensor, ...]
+    src_len: Tensor  # (B,)
+
+    def select(self, index: Tensor) -> TransformerState:
+        """The states of batch rows `index` (N,): how beam search reorders and expands beams."""
+        return TransformerState(*(tuple(t.index_select(0, index) for t in group) for group in self[:4]),
+                                self.src_len.index_select(0, index))
+
+    @property
+    def steps(self) -> int:
+        return self.self_keys[0].shape[2]
+
+
+def embed_positions(embedding: nn.Embedding, tokens: Tensor, first: int, dropout: nn.Dropout) -> Tensor:
+    """tokens (B, T) at positions first, first + 1, ... -> `dropout(√H e + P)` (B, T, H)."""
+    size = embedding.embedding_dim
+    positions = torch.arange(first, first + tokens.shape[1], device=tokens.device)
+    return dropout(embedding(tokens) * math.sqrt(size) + sinusoids(positions, size).to(embedding.weight.dtype))
+
+
+class FeedForward(nn.Sequential):
+    """Position-wise `W_2 dropout(ReLU(W_1 x))` (§3.3): (..., H) -> (..., F) -> (..., H)."""
+
+    def __init__(self, size: int, ffn_size: int, dropout: float) -> None:
+        super().__init__(nn.Linear(size, ffn_size), nn.ReLU(), nn.Dropout(dropout), nn.Linear(ffn_size, size))
+
+
+class EncoderBlock(nn.Module):
+    def __init__(self, p: TransformerParams) -> None:
+        super().__init__()
+        self.norm1, self.norm2 = nn.LayerNorm(p.model_size), nn.LayerNorm(p.model_size)
+        self.attention = MultiHeadAttention(p.model_size, p.heads, p.dropout)
+        self.ffn = FeedForward(p.model_size, p.ffn_size, p.dropout)
+        self.dropout = nn.Dropout(p.dropout)
+
+    def forward(self, x: Tensor, src_len: Tensor) -> Tensor:
+        """x (B, S, H), src_len (B,) -> (B, S, H); no position attends to padding."""
+        h = self.norm1(x)
+        x = x + self.dropout(self.attention(h, h, h, src_len)[0])
+        return x + self.dropout(self.ffn(self.norm2(x)))
+
+
+class DecoderBlock(nn.Module):
+    def __init__(self, p: TransformerParams) -> None:
+        super().__init__()
+        self.norm1, self.norm2, self.norm3 = (nn.LayerNorm(p.model_size) for _ in range(3))
+        self.self_attention = MultiHeadAttention(p.model_size, p.heads, p.dropout)
+        self.cross_attention = MultiHeadAttention(p.model_size, p.heads, p.dropout)
+        self.ffn = FeedForward(p.model_size, p.ffn_size, p.dropout)
+        self.dropout = nn.Dropout(p.dropout)
+
+    def forward(self, x: Tensor, past_keys: Tensor, past_values: Tensor, memory_keys: Tensor,
+                memory_values: Tensor, src_len: Tensor,
+                need_weights: bool) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
+        """x (B, T, H): T new steps after the P cached ones (B, M, P, Z) -> x (B, T, H), the keys
+        and values of all P + T steps (B, M, P + T, Z), cross-attention weights (B, M, T, S)."""
+        h = self.norm1(x)
+        keys, values = self.self_attention.project(h, h)  # (B, M, T, Z)
+        keys, values = torch.cat([past_keys, keys], dim=2), torch.cat([past_values, values], dim=2)  # (B, M, P + T, Z)
+        past, steps = past_keys.shape[2], x.shape[1]
+        # Causal: new step i reads the P cached steps and new steps up to i. One new step reads all.
+        causal = None if steps == 1 else (past + torch.arange(1, steps + 1, device=x.device)).expand(x.shape[0], -1)
+        x = x + self.dropout(self.self_attention.attend(h, keys, values, causal)[0])
+        context, weights = self.cross_attention.attend(self.norm2(x), memory_keys, memory_values, src_len,
+                                                       need_weights)
+        x = x + self.dropout(context)
+        return x + self.dropout(self.ffn(self.norm3(x))), keys, values, weights
+
+
+class TransformerEncoder(nn.Module):
+    def __init__(self, vocab_size: int, p: TransformerParams) -> None:
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, p.model_size, padding_idx=PAD_ID)
+        self.dropout = nn.Dropout(p.dropout)
+        self.blocks = nn.ModuleList(EncoderBlock(p) for _ in range(p.layers))
+        self.norm = nn.LayerNorm(p.model_size)
+
+    def forward(self, src: Tensor, src_len: Tensor) -> Tensor:
+        """src (B, S), src_len (B,) -> memory (B, S, H); rows at padding are never attended."""
+        x = embed_positions(self.embedding, src, 0, self.dropout)
+        for block in self.blocks:
+            x = block(x, src_len)
+        return self.norm(x)
+
+
+class TransformerDecoder(nn.Module):
+    """`step(tokens (B, T), state)` -> features (B, T, H), the next state, and the cross-attention
+    weights (B, T, R, S) of every layer and head (R = L·M, layer-major), or None when
+    `need_weights` is False."""
+
+    def __init__(self, vocab_size: int, p: TransformerParams, tie_output: bool) -> None:
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, p.model_size, padding_idx=PAD_ID)
+        self.dropout = nn.Dropout(p.dropout)
+        self.blocks = nn.ModuleList(DecoderBlock(p) for _ in range(p.layers))
+        self.norm = nn.LayerNorm(p.model_size)
+        self.output = OutputLayer(p.model_size, vocab_size, self.embedding if tie_output else None, 0.0)
+        self.attention_layout = (p.layers, p.heads)  # (L, M): how the R maps of `step` are laid out
+
+    def init_state(self, memory: Tensor, src_len: Tensor) -> TransformerState:
+        """memory (B, S, H) -> the state before step 1, with no steps cached."""
+        memory_keys, memory_values = zip(*(block.cross_attention.project(memory, memory) for block in self.blocks))
+        empty = memory_keys[0][:, :, :0]  # (B, M, 0, Z)
+        no_steps = (empty,) * len(self.blocks)
+        return TransformerState(memory_keys, memory_values, no_steps, no_steps, src_len)
+
+    def step(self, tokens: Tensor, state: TransformerState,
+             need_weights: bool = True) -> tuple[Tensor, TransformerState, Tensor | None]:
+        x = embed_positions(self.embedding, tokens, state.steps, self.dropout)  # (B, T, H)
+        keys, values, weights = [], [], []
+        for i, block in enumerate(self.blocks):
+            x, k, v, w = block(x, state.self_keys[i], state.self_values[i], state.memory_keys[i],
+                               state.memory_values[i], state.src_len, need_weights)
+            keys.append(k)
+            values.append(v)
+            weights.append(w)
+        state = state._replace(self_keys=tuple(keys), self_values=tuple(values))
+        if need_weights:
+            weights = torch.stack(weights, dim=1).flatten(1, 2).transpose(1, 2)  # (B, T, R, S)
+        return self.norm(x), state, weights if need_weights else None
+
+    def teacher_forced(self, tgt_in: Tensor, state: TransformerState) -> Tensor:
+        """Decoder inputs (B, T) -> features (B, T, H), all steps in one `step`."""
+        return self.step(tgt_in, state, need_weights=False)[0]
+
+    def forward(self, tgt_in: Tensor, state: TransformerState) -> Tensor:
+        """Teacher forcing: decoder inputs (B, T) (`<bos>` + target) -> logits (B, T, V)."""
+        return self.output(self.teacher_forced(tgt_in, state))
+
+
+class TransformerSeq2Seq(EncoderDecoder):
+    """Transformer encoder + decoder with `params.transformer`'s sizes; embeddings tied as
+    `params.tie_embeddings` says."""
+
+    def __init__(self, params: ModelParams, src_vocab_size: int, tgt_vocab_size: int) -> None:
+        super().__init__()
+        check_tying(params.tie_embeddings, src_vocab_size, tgt_vocab_size)
+        self.params = params
+        self.encoder = TransformerEncoder(src_vocab_size, params.transformer)
+        self.decoder = TransformerDecoder(tgt_vocab_size, params.transformer, params.tie_embeddings != "none")
+        self.apply(xavier_init)
+        for embedding in (self.encoder.embedding, self.decoder.embedding):
+            # Scaled by √H on the way in: N(0, 1/H) gives unit-variance embeddings (and O(1) tied logits).
+            nn.init.normal_(embedding.weight, std=params.transformer.model_size ** -0.5)
+            with torch.no_grad():
+                embedding.weight[PAD_ID].zero_()
+        self.tie_embeddings(params.tie_embeddings)
+
+    def encode(self, src: Tensor, src_len: Tensor) -> TransformerState:
+        return self.decoder.init_state(self.encoder(src, src_len), src_len)
