@@ -2,6 +2,7 @@
 line starting with `error:`, exit status 2, no partial output."""
 
 import io
+import itertools
 import json
 import os
 import pickle
@@ -253,17 +254,25 @@ def test_bench_reports_same_run_ratios_as_json(corpus_zip, tmp_path, capsys):
             "embed_size": 8, "hidden_size": 16, "num_layers": 1, "bidirectional": True, "tie_embeddings": "all"}}}))
     code, out, err = cli(capsys, "bench", "--corpus", corpus_zip, "--pairs", 120, "--epochs", 2, "--reference",
                          "--params", params, "--splits", tmp_path / "absent", "--default-pairs", 200,
-                         "--decode-sentences", 12, "--one-by-one", 3)
+                         "--decode-sentences", 12, "--one-by-one", 3, "--set-transformer", "model.transformer.layers=1",
+                         "--set-transformer", "model.transformer.model_size=16", "--set-transformer",
+                         "model.transformer.ffn_size=32")
     assert code == 0, err[-3000:]
     report = json.loads(out)  # stdout holds the report alone
-    assert set(report) == {"machine", "matmul_peak_gflops", "seed", "reference", "default", "decoding", "startup",
-                           "config"}
+    assert set(report) == {"machine", "matmul_peak_gflops", "seed", "reference", "default", "transformer", "decoding",
+                           "startup", "config"}
     figures = list(numbers({k: v for k, v in report.items() if k != "config"}))
     assert len(figures) > 30 and all(value > 0 for _, value in figures), [f for f in figures if f[1] <= 0]
     assert report["machine"]["cpu"] and report["machine"]["torch"] == torch.__version__
     assert report["config"]["seed"]["model"]["hidden_size"] == ModelParams().hidden_size  # d2l's seed configuration
     assert report["config"]["default"]["model"]["hidden_size"] == 16
-    for name in ("seed", "default"):
+    # The Transformer: the default's settings but its architecture, on the same pairs
+    transformer = report["config"]["transformer"]
+    assert transformer["model"]["arch"] == "transformer" and transformer["model"]["transformer"]["model_size"] == 16
+    assert transformer["data"] == report["config"]["default"]["data"] and transformer["pairs"] == 200
+    assert report["transformer"]["tokens_per_s_over_default"] == pytest.approx(
+        report["transformer"]["tokens_per_s"] / report["default"]["tokens_per_s"], rel=0.01)
+    for name in ("seed", "default", "transformer"):
         run = report[name]
         assert run["epochs"] == 2 and run["flops_per_token"] > 0
         assert run["fraction_of_peak"] == pytest.approx(
@@ -275,8 +284,8 @@ def test_bench_reports_same_run_ratios_as_json(corpus_zip, tmp_path, capsys):
         report["seed"]["tokens_per_s"] / report["reference"]["tokens_per_s"], rel=0.01)
     assert report["startup"]["training_stack_imported"] == []  # translating needs no Lightning, MLflow or DVC
     assert report["startup"]["translation"]
-    for search in ("greedy", "beam"):
-        speed = report["decoding"][search]
+    for search, decoding in itertools.product(("greedy", "beam"), (report["decoding"], report["transformer"]["decoding"])):
+        speed = decoding[search]
         assert 0 < speed["sentences"] <= 12
         assert speed["batching_speedup"] == pytest.approx(
             speed["batched_sentences_per_s"] / speed["one_by_one_sentences_per_s"], rel=0.05, abs=0.05)

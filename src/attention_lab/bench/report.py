@@ -2,8 +2,9 @@
 
 In one run, on one machine, it measures:
 - training throughput (d2l's target tokens/s: non-padding target tokens per second of training,
-  validation excluded, epochs after the first) of d2l's seed configuration and of the default
-  model (params.yaml), both through the real `train_seq2seq` stage function;
+  validation excluded, epochs after the first) of d2l's seed configuration, of the default model
+  (params.yaml) and of the Transformer (the default with `model.arch=transformer`, on the same
+  pairs and batches), all through the real `train_seq2seq` stage function;
 - the machine's matrix-multiply peak (fp32; bf16 too on CUDA), before and after training, and the
   fraction of it each training reaches, with FLOPs counted by PyTorch (`flops.py`);
 - each model's ceiling: the rate of its own matrix products timed alone (`flops.matmul_ceiling`),
@@ -42,7 +43,7 @@ from attention_lab.data.splits import (
 )
 from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer, TokenizerParams
 from attention_lab.inference.translator import SearchParams, Translator
-from attention_lab.model.seq2seq import Seq2Seq
+from attention_lab.model.seq2seq import build_model
 from attention_lab.tracking.store import MlflowParams
 from attention_lab.training.datamodule import TranslationDataModule, pair_lengths
 from attention_lab.training.paths import TrainPaths, prepare_data
@@ -58,6 +59,7 @@ class BenchOptions:
     epochs: int  # seed configuration epochs (the first one warms up)
     params: str  # params.yaml whose train_seq2seq and train_tokenizer sections are the default model
     overrides: tuple[str, ...] = ()  # "key=value" for the default model's train_seq2seq
+    transformer_overrides: tuple[str, ...] = ()  # "key=value" for the Transformer, after `overrides`
     default_pairs: int = 20000
     default_epochs: int = 2
     splits: str | None = None  # the pipeline's tokenized splits to sample the default model's pairs from
@@ -133,7 +135,7 @@ def train_and_count(params: Seq2SeqParams, paths: TrainPaths, device: torch.devi
     with contextlib.redirect_stdout(sys.stderr):  # stdout carries the JSON report alone
         metrics = train_seq2seq(params, MlflowParams(enabled=False), paths)
     data, [batches] = epoch_batches(paths, params, 1)
-    model = Seq2Seq(params.model, len(data.tokenizer.src), len(data.tokenizer.tgt)).to(device).train()
+    model = build_model(params.model, len(data.tokenizer.src), len(data.tokenizer.tgt)).to(device).train()
     # Counted (and the ceiling's products timed) in the dtypes training ran in: bf16 under CUDA autocast.
     precision = resolve_precision(params.trainer.precision, params.trainer.accelerator)
     mixed = device.type == "cuda" and precision == "bf16-mixed"
@@ -210,6 +212,9 @@ def run_benchmark(options: BenchOptions) -> dict:
     sections = read_params(options.params)
     seed = with_overrides({}, (), options.epochs)
     default = with_overrides(sections.get("train_seq2seq", {}), options.overrides, options.default_epochs)
+    transformer = with_overrides(sections.get("train_seq2seq", {}),
+                                 (*options.overrides, "model.arch=transformer", *options.transformer_overrides),
+                                 options.default_epochs)
     vocab = from_mapping(TokenizerParams, sections.get("train_tokenizer", {}), "train_tokenizer")
     given = (Translator.load(options.model), load_split(options.data, "test")) if options.model else None
     peaks = {name: matmul_peak(device, dtype) for name, dtype in dtypes.items()}
@@ -227,10 +232,15 @@ def run_benchmark(options: BenchOptions) -> dict:
             default_paths = prepare_data(options.corpus, SplitParams(max_pairs=options.default_pairs),
                                          Path(tmp) / "default", vocab)
         report["default"] = train_and_count(default, default_paths, device, options.flop_batches)
+        transformer_paths = replace(default_paths, out=Path(tmp) / "transformer" / "model",
+                                    reports=Path(tmp) / "transformer" / "reports")
+        report["transformer"] = train_and_count(transformer, transformer_paths, device, options.flop_batches)
+        report["transformer"]["tokens_per_s_over_default"] = round(
+            report["transformer"]["tokens_per_s"] / report["default"]["tokens_per_s"], 2)
         # The peak is taken again after training (a machine's speed drifts) and the higher counts.
         peaks = {name: max(peaks[name], matmul_peak(device, dtype)) for name, dtype in dtypes.items()}
         peak_dtype = "bfloat16" if device.type == "cuda" else "float32"
-        for run in (report["seed"], report["default"]):
+        for run in (report["seed"], report["default"], report["transformer"]):
             run["fraction_of_peak"] = significant(run["gflops"] / peaks[peak_dtype])
             # The roofline: the most this model's products allow, and how much of it training gets.
             run["ceiling_fraction_of_peak"] = significant(run["matmul_ceiling_gflops"] / peaks[peak_dtype])
@@ -241,10 +251,14 @@ def run_benchmark(options: BenchOptions) -> dict:
         sources = list(references(test).index[: options.decode_sentences])
         report["decoding"] = {"model": str(model_dir) if options.model else "the default model trained here",
                               **decoding_speed(translator, sources, options.beam_size, options.one_by_one)}
+        if not options.model:
+            report["transformer"]["decoding"] = decoding_speed(Translator.load(transformer_paths.out), sources,
+                                                               options.beam_size, options.one_by_one)
         report["startup"] = startup(model_dir)
     pipeline = options.splits and options.tokenizer
     sampled = f"a random sample of {options.splits}" if pipeline else "the corpus's first lines"
     report["config"] = {"seed": {"pairs": options.pairs, **to_dict(seed)},
                         "default": {"pairs": options.default_pairs, "from": sampled, **to_dict(default),
-                                    "train_tokenizer": to_dict(vocab)}}
+                                    "train_tokenizer": to_dict(vocab)},
+                        "transformer": {"pairs": options.default_pairs, "from": sampled, **to_dict(transformer)}}
     return report
