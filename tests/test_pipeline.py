@@ -1,6 +1,6 @@
-"""End to end: the real `dvc repro`, `dvc exp run` (also `--temp` and a queue run in parallel),
-`mlflow ui` and a SIGKILLed training, on a tiny generated corpus in a temporary git copy of the
-repository (CPU only, a few minutes)."""
+"""End to end: the real `dvc repro`, `dvc exp run` (also `--temp`, a queue run in parallel and a
+Transformer), `mlflow ui`, `mlflow models serve` and a SIGKILLed training, on a tiny generated
+corpus in a temporary git copy of the repository (CPU only, a few minutes)."""
 
 import json
 import os
@@ -18,6 +18,9 @@ import yaml
 from conftest import REPO, TINY_TRAINING, TINY_VOCAB
 from corpus_factory import write_zip
 from mlflow import MlflowClient
+from servers import post, serving
+
+from attention_lab.inference.translator import Translator
 
 pytestmark = pytest.mark.e2e
 
@@ -284,3 +287,37 @@ def test_repro_after_a_code_change_and_forced_repro_train_afresh(repo):
     _, after = seq2seq_runs(root)
     assert len(after) == len(before) + 2 and all(r.info.status == "FINISHED" for r in after[-2:])
     assert not (root / "models/seq2seq/.resume").exists()
+
+
+def test_a_transformer_experiment_runs_every_stage_and_its_model_translates_everywhere(repo, tmp_path):
+    """`dvc exp run -S train_seq2seq.model.arch=transformer` (sizes shrunk for the tiny corpus) runs
+    every stage, and the model it makes is the one `attention-lab translate`, the logged MLflow
+    model and `mlflow models serve` use. Last in this module: it leaves a Transformer in the workspace."""
+    root, env = repo
+    run(["git", "add", "-A"], root, env)
+    run(["git", "commit", "-qm", "before the transformer", "--allow-empty"], root, env)
+    changes = ["arch=transformer", "transformer.layers=1", "transformer.heads=2", "transformer.model_size=16",
+               "transformer.ffn_size=32"]
+    result = run(["dvc", "exp", "run", "-n", "transformer",
+                  *(a for change in changes for a in ("-S", f"train_seq2seq.model.{change}"))], root, env)
+    for stage in ("train_seq2seq", "evaluate", "heatmaps"):
+        assert f"Running stage '{stage}'" in result.stdout, result.stdout[-2000:]
+    model_dir = root / "models/seq2seq"
+    assert json.loads((root / "reports/seq2seq/metrics.json").read_text())["val_bleu"] >= 0
+    assert isinstance(json.loads((root / "reports/evaluate/metrics.json").read_text())["beam"]["bleu"], float)
+    heatmaps = sorted(p.name for p in (root / "reports/heatmaps").iterdir())
+    assert "00-i-see-the-cat-heads-beam.png" in heatmaps and "00-i-see-the-cat-heads-greedy.png" in heatmaps
+
+    sentences = ["I see the cat.", "We like the book."]
+    translator = Translator.load(model_dir, "cpu")
+    assert translator.model.params.arch == "transformer"
+    expected = [t.text for t in translator.translate(sentences)]
+    translated = run(["attention-lab", "translate", "--model", str(model_dir), *sentences], root, env)
+    assert translated.stdout.splitlines() == expected
+
+    model_id = json.loads((model_dir / "mlflow_run.json").read_text())["model_id"]
+    serve_env = {**env, "MLFLOW_TRACKING_URI": f"sqlite:///{root / 'mlflow.db'}"}
+    with serving(["models", "serve", "-m", f"models:/{model_id}", "--env-manager", "local", "--workers", "1"],
+                 "/ping", root, serve_env, tmp_path / "serve.log", timeout=120) as base:
+        status, body = post(f"{base}/invocations", {"dataframe_records": [{"text": s} for s in sentences]})
+    assert (status, body) == (200, {"predictions": expected})

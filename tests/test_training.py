@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 import pytorch_lightning as pl
 import torch
-from conftest import REPO, TINY_VOCAB
+from conftest import REPO, TINY_TRANSFORMER, TINY_VOCAB
 from mlflow import MlflowClient
 from servers import free_port, serving
 
@@ -341,18 +341,20 @@ def run_stage(paths: TrainPaths, params: Path, timeout=300, env=None) -> subproc
         env={**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1", **(env or {})})
 
 
-def test_ddp_on_two_cpu_processes_writes_everything_once(paths, tmp_path):
+@pytest.mark.parametrize("model", [TINY["model"], TINY_TRANSFORMER], ids=["rnn", "transformer"])
+def test_ddp_on_two_cpu_processes_writes_everything_once(paths, tmp_path, model):
     params = tmp_path / "params.yaml"
     trainer = {**TINY["trainer"], "max_epochs": 1, "devices": 2, "strategy": "ddp"}
-    params.write_text(json.dumps({"train_seq2seq": {**TINY, "trainer": trainer},
-                                  "mlflow": {"experiment": "ddp-test"}}))
+    params.write_text(json.dumps({"train_seq2seq": {**TINY, "model": model, "trainer": trainer},
+                                  "mlflow": {"experiment": f"ddp-{model.get('arch', 'rnn')}"}}))
     result = run_stage(paths, params)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "world_size: 2" in result.stderr or "distributed_backend=gloo" in result.stderr
     assert sorted(p.name for p in paths.out.iterdir()) == ["mlflow_run.json", "model.pt"]
-    assert len(runs("ddp-test")) == 1
+    assert len(runs(f"ddp-{model.get('arch', 'rnn')}")) == 1
     metrics = json.loads((paths.reports / "metrics.json").read_text())
     assert metrics["epochs"] == 1 and torch.isfinite(torch.tensor(metrics["train_loss"]))
+    assert load_model(paths.out).model.params.arch == model.get("arch", "rnn")
 
 
 VALIDATE = """

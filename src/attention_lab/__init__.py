@@ -1,4 +1,4 @@
-"""attention-lab: the attention chapter of Dive into Deep Learning (§11.1-11.4) as a pipeline.
+"""attention-lab: the attention chapter of Dive into Deep Learning (§11.1-11.7) as a pipeline.
 
 Shape notation, used in every docstring and reshape comment of this package (one letter per
 dimension, never two meanings):
@@ -6,10 +6,12 @@ dimension, never two meanings):
     B  batch rows (sentences)             W  beam width (hypotheses kept per sentence)
     N  rows of a flattened batch (B·W)    V  vocabulary size (subword pieces or words)
     S  source steps (tokens)              E  embedding size
-    T  target steps (tokens)              H  RNN hidden size
+    T  target steps (tokens)              H  hidden size: the RNN's, or the Transformer's model width
     Q  attention queries                  D  encoder output (key/value) size: H, or 2H bidirectional
     K  attention keys (= S in a decoder;  A  additive attention's hidden size
-       training points in Nadaraya-Watson)  L  RNN layers (times directions where stated)
+       training points in Nadaraya-Watson)  L  layers: RNN (times directions where stated) or Transformer blocks
+    M  attention heads                    Z  one head's size, H / M
+    F  Transformer feed-forward width     R  attention maps per output step: 1, or L·M (every layer and head)
     P  held-out points of leave-one-out   G  bandwidths in a cross-validation grid
        cross-validation                   C  queries in one chunk (Nadaraya-Watson)
 """

@@ -64,7 +64,7 @@ class TransformerState(NamedTuple):
 
 
 def embed_positions(embedding: nn.Embedding, tokens: Tensor, first: int, dropout: nn.Dropout) -> Tensor:
-    """tokens (B, T) at positions first, first + 1, ... -> `dropout(√H e + P)` (B, T, H)."""
+    """tokens (B, T) at positions first, first + 1, ... -> `dropout(√H e + PE)` (B, T, H)."""
     size = embedding.embedding_dim
     positions = torch.arange(first, first + tokens.shape[1], device=tokens.device)
     return dropout(embedding(tokens) * math.sqrt(size) + sinusoids(positions, size).to(embedding.weight.dtype))
@@ -104,13 +104,13 @@ class DecoderBlock(nn.Module):
     def forward(self, x: Tensor, past_keys: Tensor, past_values: Tensor, memory_keys: Tensor,
                 memory_values: Tensor, src_len: Tensor,
                 need_weights: bool) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
-        """x (B, T, H): T new steps after the P cached ones (B, M, P, Z) -> x (B, T, H), the keys
-        and values of all P + T steps (B, M, P + T, Z), cross-attention weights (B, M, T, S)."""
+        """x (B, T, H): T new steps after the t cached ones (B, M, t, Z) -> x (B, T, H), the keys
+        and values of all t + T steps (B, M, t + T, Z), cross-attention weights (B, M, T, S)."""
         h = self.norm1(x)
         keys, values = self.self_attention.project(h, h)  # (B, M, T, Z)
-        keys, values = torch.cat([past_keys, keys], dim=2), torch.cat([past_values, values], dim=2)  # (B, M, P + T, Z)
+        keys, values = torch.cat([past_keys, keys], dim=2), torch.cat([past_values, values], dim=2)  # (B, M, t + T, Z)
         past, steps = past_keys.shape[2], x.shape[1]
-        # Causal: new step i reads the P cached steps and new steps up to i. One new step reads all.
+        # Causal: new step i reads the t cached steps and new steps up to i. One new step reads all.
         causal = None if steps == 1 else (past + torch.arange(1, steps + 1, device=x.device)).expand(x.shape[0], -1)
         x = x + self.dropout(self.self_attention.attend(h, keys, values, causal)[0])
         context, weights = self.cross_attention.attend(self.norm2(x), memory_keys, memory_values, src_len,
