@@ -108,8 +108,9 @@ class DecoderBlock(nn.Module):
         and values of all t + T steps (B, M, t + T, Z), cross-attention weights (B, M, T, S)."""
         h = self.norm1(x)
         keys, values = self.self_attention.project(h, h)  # (B, M, T, Z)
-        keys, values = torch.cat([past_keys, keys], dim=2), torch.cat([past_values, values], dim=2)  # (B, M, t + T, Z)
         past, steps = past_keys.shape[2], x.shape[1]
+        if past:  # teacher forcing and search's first step have nothing cached: no copy
+            keys, values = torch.cat([past_keys, keys], dim=2), torch.cat([past_values, values], dim=2)  # (B, M, t + T, Z)
         # Causal: new step i reads the t cached steps and new steps up to i. One new step reads all.
         causal = None if steps == 1 else (past + torch.arange(1, steps + 1, device=x.device)).expand(x.shape[0], -1)
         x = x + self.dropout(self.self_attention.attend(h, keys, values, causal)[0])
