@@ -46,7 +46,7 @@ def slug(text: str) -> str:
 
 def heads_grid(translation: Translation, title: str) -> Figure:
     """Every attention map of one translation, layers down and heads across."""
-    layers, heads = translation.layout
+    heads = translation.layout[1]
     panels = [{**panel(translation, ""), "weights": weights, "title": f"layer {r // heads + 1}, head {r % heads + 1}"}
               for r, weights in enumerate(translation.maps)]
     return heatmap_grid(panels, ncols=heads, xlabel="source", ylabel="output",

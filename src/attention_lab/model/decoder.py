@@ -161,7 +161,7 @@ class LuongDecoder(Decoder):
 
     parallel = True
 
-    def __init__(self, **sizes: float | str) -> None:
+    def __init__(self, **sizes: int | float | str) -> None:
         super().__init__(**sizes)
         self.W_c = nn.Linear(self.key_size + self.hidden_size, self.hidden_size, bias=False)
 
