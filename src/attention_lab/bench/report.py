@@ -11,7 +11,7 @@ In one run, on one machine, it measures:
   as a fraction of the peak, and the fraction of that ceiling training reaches;
 - with `reference`: the seed model trained the textbook's way (`reference.py`) on the same batches
   for the same epochs, and the project/reference ratio;
-- decoding throughput, batched against one sentence at a time, greedy and beam;
+- decoding throughput, batched against one sentence at a time, greedy and beam (`inference_speed.py`);
 - the start-up time of `attention-lab translate "Go."` in a fresh process, against `import torch`,
   and whether it imported the training stack.
 """
@@ -22,10 +22,8 @@ import contextlib
 import json
 import os
 import platform
-import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -33,6 +31,7 @@ import torch
 import yaml
 
 from attention_lab.bench.flops import matmul_ceiling, matmul_peak, training_flops_per_token
+from attention_lab.bench.inference_speed import decoding_speed, startup
 from attention_lab.bench.textbook import TextbookSeq2Seq, train_reference
 from attention_lab.config import ConfigError, from_mapping, read_params, to_dict
 from attention_lab.data.splits import (
@@ -42,15 +41,12 @@ from attention_lab.data.splits import (
     save_splits,
 )
 from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer, TokenizerParams
-from attention_lab.inference.translator import SearchParams, Translator
+from attention_lab.inference.translator import Translator
 from attention_lab.model.seq2seq import build_model
 from attention_lab.tracking.store import MlflowParams
 from attention_lab.training.datamodule import TranslationDataModule, pair_lengths
 from attention_lab.training.paths import TrainPaths, prepare_data
 from attention_lab.training.run import Seq2SeqParams, resolve_precision, train_seq2seq
-
-TRAINING_STACK = ("pytorch_lightning", "lightning", "mlflow", "dvc")
-
 
 @dataclass(frozen=True)
 class BenchOptions:
@@ -157,50 +153,6 @@ def reference_run(params: Seq2SeqParams, paths: TrainPaths, device: torch.device
     model = TextbookSeq2Seq(params.model, len(data.tokenizer.src), len(data.tokenizer.tgt))
     result = train_reference(model, epochs, params.optim.lr, max(pair_lengths(data.train_pairs)), device)
     return {**result, "project_over_reference": round(project_tokens_per_s / result["tokens_per_s"], 2)}
-
-
-def decoding_speed(translator: Translator, sources: list[str], beam_size: int, one_by_one: int) -> dict:
-    results = {}
-    for name, beam in (("greedy", 1), ("beam", beam_size)):
-        search = SearchParams(beam_size=beam)
-        start = time.perf_counter()
-        translator.translate(sources, search)
-        batched = len(sources) / (time.perf_counter() - start)
-        subset = sources[:one_by_one]
-        start = time.perf_counter()
-        for sentence in subset:
-            translator.translate([sentence], search)
-        single = len(subset) / (time.perf_counter() - start)
-        results[name] = {"beam_size": beam, "sentences": len(sources),
-                         "batched_sentences_per_s": round(batched, 1),
-                         "one_by_one_sentences_per_s": round(single, 1),
-                         "batching_speedup": round(batched / single, 1)}
-    return results
-
-
-def timed_subprocess(code: str) -> tuple[float, str]:
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    seconds = time.perf_counter() - start
-    if done.returncode:
-        raise RuntimeError(f"benchmark subprocess failed: {done.stderr.strip()[-2000:]}")
-    return seconds, done.stdout
-
-
-def startup(model_dir: Path) -> dict:
-    """Wall time of `attention-lab translate "Go."` in a fresh Python, and of `import torch` alone."""
-    translate = (
-        "import atexit, json, sys\n"
-        f"atexit.register(lambda: sys.__stdout__.write('\\n' + json.dumps([m for m in {TRAINING_STACK!r} "
-        "if m in sys.modules])))\n"
-        "from attention_lab.cli import main\n"
-        f"sys.argv = ['attention-lab', 'translate', '--model', {str(model_dir)!r}, 'Go.']\n"
-        "main()\n")
-    seconds, out = timed_subprocess(translate)
-    torch_seconds, _ = timed_subprocess("import torch")
-    return {"translate_go_seconds": round(seconds, 2), "import_torch_seconds": round(torch_seconds, 2),
-            "translate_over_import_torch": round(seconds / torch_seconds, 2),
-            "translation": out.strip().splitlines()[0], "training_stack_imported": json.loads(out.strip().splitlines()[-1])}
 
 
 def run_benchmark(options: BenchOptions) -> dict:
