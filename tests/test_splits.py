@@ -239,7 +239,7 @@ def run_stage(monkeypatch, capsys, tmp_path, corpus, params_text):
     return code, capsys.readouterr().err, out, report
 
 
-def test_tokenize_stage_writes_splits_and_report(monkeypatch, capsys, tmp_path, corpus_zip):
+def test_split_stage_writes_splits_and_report(monkeypatch, capsys, tmp_path, corpus_zip):
     code, err, out, report = run_stage(monkeypatch, capsys, tmp_path, corpus_zip,
                                        "corpus: {sha256: null}\nsplit: {valid_fraction: 0.1}\n")
     assert code == 0, err
@@ -258,7 +258,7 @@ def test_tokenize_stage_writes_splits_and_report(monkeypatch, capsys, tmp_path, 
     ("corpus: {sha256: null, extra: 1}\nsplit: {}\n", "corpus.extra: unknown key"),
     ("corpus: {sha256: null}\nsplit: {max_tokens: 1}\n", "too few to hold out"),  # "Thanks", "Hello" left
 ])
-def test_tokenize_stage_bad_input_is_one_line_and_writes_nothing(monkeypatch, capsys, tmp_path, corpus_zip,
+def test_split_stage_bad_input_is_one_line_and_writes_nothing(monkeypatch, capsys, tmp_path, corpus_zip,
                                                                 params_text, message):
     code, err, out, report = run_stage(monkeypatch, capsys, tmp_path, corpus_zip, params_text)
     assert code == 2
@@ -266,7 +266,7 @@ def test_tokenize_stage_bad_input_is_one_line_and_writes_nothing(monkeypatch, ca
     assert not out.exists() and not report.exists()
 
 
-def test_tokenize_stage_missing_corpus(monkeypatch, capsys, tmp_path):
+def test_split_stage_missing_corpus(monkeypatch, capsys, tmp_path):
     code, err, out, _ = run_stage(monkeypatch, capsys, tmp_path, tmp_path / "none.zip", "corpus: {}\nsplit: {}\n")
     assert code == 2 and "none.zip: no such corpus file" in err and not out.exists()
 
