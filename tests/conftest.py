@@ -44,9 +44,9 @@ def corpus_zip(tmp_path: Path) -> Path:
     return write_zip(tmp_path / "fra-eng.zip")
 
 
-@pytest.fixture(scope="session")
-def trained_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small model trained on the synthetic corpus (a few seconds), shared by the tests."""
+def train_tiny(root: Path, vocab: dict, overrides: dict | None = None) -> Path:
+    """A model trained through the stage function on the synthetic corpus in `root`: TINY_TRAINING
+    with `overrides`' sections merged over it, the tokenizer of `vocab`. Returns its model folder."""
     from corpus_factory import write_zip
 
     from attention_lab.config import from_mapping
@@ -56,54 +56,31 @@ def trained_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from attention_lab.training.paths import prepare_data
     from attention_lab.training.run import Seq2SeqParams, train_seq2seq
 
-    root = tmp_path_factory.mktemp("trained")
     paths = prepare_data(write_zip(root / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1),
-                         root, from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
-    params = from_mapping(Seq2SeqParams, TINY_TRAINING, "train_seq2seq")
-    train_seq2seq(params, MlflowParams(enabled=False), paths)
+                         root, from_mapping(TokenizerParams, vocab, "train_tokenizer"))
+    config = {name: {**section, **(overrides or {}).get(name, {})} for name, section in TINY_TRAINING.items()}
+    train_seq2seq(from_mapping(Seq2SeqParams, config, "train_seq2seq"), MlflowParams(enabled=False), paths)
     return paths.out
+
+
+@pytest.fixture(scope="session")
+def trained_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small model trained on the synthetic corpus (a few seconds), shared by the tests."""
+    return train_tiny(tmp_path_factory.mktemp("trained"), TINY_VOCAB)
 
 
 @pytest.fixture(scope="session")
 def transformer_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny Transformer trained through the same stage function on the synthetic corpus."""
-    from corpus_factory import write_zip
-
-    from attention_lab.config import from_mapping
-    from attention_lab.data.splits import SplitParams
-    from attention_lab.data.tokenizer import TokenizerParams
-    from attention_lab.tracking.store import MlflowParams
-    from attention_lab.training.paths import prepare_data
-    from attention_lab.training.run import Seq2SeqParams, train_seq2seq
-
-    root = tmp_path_factory.mktemp("transformer")
-    paths = prepare_data(write_zip(root / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1),
-                         root, from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
-    config = {**TINY_TRAINING, "model": TINY_TRANSFORMER, "optim": {**TINY_TRAINING["optim"], "lr": 0.005},
-              "trainer": {**TINY_TRAINING["trainer"], "max_epochs": 20}}
-    train_seq2seq(from_mapping(Seq2SeqParams, config, "train_seq2seq"), MlflowParams(enabled=False), paths)
-    return paths.out
+    return train_tiny(tmp_path_factory.mktemp("transformer"), TINY_VOCAB,
+                      {"model": TINY_TRANSFORMER, "optim": {"lr": 0.005}, "trainer": {"max_epochs": 20}})
 
 
 @pytest.fixture(scope="session")
 def word_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny word-mode model (d2l's vocabulary: names occur once, so they are <unk>)."""
-    from corpus_factory import write_zip
-
-    from attention_lab.config import from_mapping
-    from attention_lab.data.splits import SplitParams
-    from attention_lab.data.tokenizer import TokenizerParams
-    from attention_lab.tracking.store import MlflowParams
-    from attention_lab.training.paths import prepare_data
-    from attention_lab.training.run import Seq2SeqParams, train_seq2seq
-
-    root = tmp_path_factory.mktemp("word-model")
-    paths = prepare_data(write_zip(root / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1),
-                         root, TokenizerParams(kind="word"))
-    config = {**TINY_TRAINING, "model": {**TINY_TRAINING["model"], "tie_embeddings": "none"},
-              "trainer": {**TINY_TRAINING["trainer"], "max_epochs": 3}}
-    train_seq2seq(from_mapping(Seq2SeqParams, config, "train_seq2seq"), MlflowParams(enabled=False), paths)
-    return paths.out
+    return train_tiny(tmp_path_factory.mktemp("word-model"), {"kind": "word"},
+                      {"model": {"tie_embeddings": "none"}, "trainer": {"max_epochs": 3}})
 
 
 @pytest.fixture(scope="module")
