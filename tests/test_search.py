@@ -223,6 +223,31 @@ def test_a_narrow_beam_equals_the_textbook_beam_search(decoder, width, alpha):
         assert any(changed)
 
 
+def forced_attention(model, src_row, n, seq) -> torch.Tensor:
+    """Every attention map (T, R, S) of the decoder stepping through `seq` for the source alone."""
+    state = model.encode(src_row[None, :n], torch.tensor([n]))
+    maps, token = [], BOS_ID
+    with torch.no_grad():
+        for t in seq:
+            _, state, weights = model.decoder.step(torch.tensor([[token]]), state)
+            maps.append(weights.reshape(-1, n))  # (R, S)
+            token = t
+    return torch.stack(maps).float()  # (T, R, S), as the search keeps them
+
+
+@pytest.mark.parametrize("decoder", DECODERS)
+def test_the_beams_attention_is_that_of_its_own_output(decoder):
+    # The winners' maps are read back through each step's pointers: a pointer off by a step or a
+    # row gives the maps of another hypothesis.
+    model = make_model(decoder)
+    src, src_len = batch((6, 3, 5, 1, 4, 7, 2, 5), seed=4)
+    limits = torch.tensor([9, 8, 9, 7, 9, 9, 8, 9])
+    beam = beam_search(model, src, src_len, limits, beam_size=4, alpha=2.0, maps=True)  # long outputs
+    for row, seq in enumerate(outputs(beam)):
+        n = int(src_len[row])
+        torch.testing.assert_close(beam.attention[row, : len(seq), :, :n], forced_attention(model, src[row], n, seq))
+
+
 @pytest.mark.parametrize("width, forbid, limits", [(5, (), [1, 1, 1]), (13, (), [2, 1, 2]),
                                                    (TGT_V + 3, (UNK_ID, 4), [3, 2, 3])],
                          ids=["wider-than-emittable", "wider-than-vocab", "wider-than-2-emittable"])
@@ -321,13 +346,16 @@ def test_batch_equals_one_by_one(decoder, rnn, bidirectional, beam, forbid):
 def test_attention_rows_are_distributions_over_the_source(decoder, beam):
     model = make_model(decoder)
     src, src_len = batch()
-    decoded = run_search(model, src, src_len, LIMITS, beam_size=beam, alpha=0.6)
+    decoded = run_search(model, src, src_len, LIMITS, beam_size=beam, alpha=0.6, maps=True)
     maps = math.prod(model.decoder.attention_layout)  # one per layer and head
     assert decoded.attention.shape[0] == 3 and decoded.attention.shape[2:] == (maps, max(LENGTHS))
     for row, n in enumerate(decoded.lengths.tolist()):
         weights = decoded.attention[row, :n]  # (T, R, S)
         torch.testing.assert_close(weights.sum(-1), torch.ones(n, maps))
         assert (weights[..., LENGTHS[row]:] == 0).all()
+    average = run_search(model, src, src_len, LIMITS, beam_size=beam, alpha=0.6)  # by default the maps' mean
+    assert torch.equal(average.tokens, decoded.tokens)
+    torch.testing.assert_close(average.attention, decoded.attention.mean(dim=2, keepdim=True))
 
 
 @pytest.mark.parametrize("beam", [1, 4])
@@ -375,7 +403,7 @@ def test_search_under_bf16_autocast_keeps_float32_log_probabilities(beam):
         state = model.encode(src, src_len)
         tokens = torch.full((3, 1), BOS_ID)
         finished = torch.tensor([False, True, False])
-        log_probs, _, _, weights = _next_candidates(model, tokens, state, finished, 2, [PAD_ID, BOS_ID])
+        log_probs, _, _, weights = _next_candidates(model, tokens, state, finished, 2, [PAD_ID, BOS_ID], False)
         decoded = run_search(model, src, src_len, LIMITS, beam_size=beam, alpha=0.6)
     assert log_probs.dtype == weights.dtype == torch.float32
     check_well_formed(decoded, LIMITS.tolist())

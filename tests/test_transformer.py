@@ -295,10 +295,12 @@ def test_a_trained_transformer_translates_with_every_layer_and_head_of_attention
     translator = Translator.load(transformer_model, "cpu")
     sentences = ["I see the cat.", "We like the book and she takes the car now."]
     for beam in (1, 4):
-        results = translator.translate(sentences, SearchParams(beam_size=beam))
+        results = translator.translate(sentences, SearchParams(beam_size=beam), maps=True)
         alone = [translator.translate([s], SearchParams(beam_size=beam))[0] for s in sentences]
         assert [r.text for r in results] == [a.text for a in alone]  # batch equals one-by-one
-        for result in results:
+        for result, average in zip(results, alone):
+            assert average.maps is None  # the maps only when asked: 4 per step would cost 4 times the memory
+            np.testing.assert_allclose(average.attention, result.attention, atol=1e-5)
             layers, heads = result.layout
             assert (layers, heads) == (2, 2) and "<unk>" not in result.text and result.text
             steps, pieces = len(result.output_labels), len(result.src_pieces)

@@ -72,7 +72,7 @@ def translate(args: argparse.Namespace) -> None:
     translator = Translator.load(args.model, args.device)
     indices = [i for i, line in enumerate(lines) if line.strip()]  # blank lines stay blank
     try:
-        results = translator.translate([lines[i] for i in indices], search)
+        results = translator.translate([lines[i] for i in indices], search, maps=bool(args.heatmap))
     except SourceTooLong as exc:
         line = indices[exc.index] + 1
         where = f"sentence {line}" if args.sentences else f"{args.input or 'stdin'}: line {line}"
@@ -94,7 +94,7 @@ def translate(args: argparse.Namespace) -> None:
         from attention_lab.plotting import save_figure
 
         save_figure(translations_grid(results), args.heatmap)
-        if any(len(r.maps) > 1 for r in results):  # a multi-head model: each sentence's maps by layer and head too
+        if results and results[0].layout != (1, 1):  # a multi-head model: each sentence's maps by layer and head too
             path = Path(args.heatmap)
             for k, result in enumerate(results, 1):
                 heads = path.with_name(f"{path.stem}-heads-{k}{path.suffix}")

@@ -45,7 +45,7 @@ def slug(text: str) -> str:
 
 
 def heads_grid(translation: Translation, title: str) -> Figure:
-    """Every attention map of one translation, layers down and heads across."""
+    """Every attention map of one translation (translated with `maps=True`), layers down and heads across."""
     heads = translation.layout[1]
     panels = [{**panel(translation, ""), "weights": weights, "title": f"layer {r // heads + 1}, head {r % heads + 1}"}
               for r, weights in enumerate(translation.maps)]
@@ -58,15 +58,15 @@ def attention_figures(translator: Translator, sentences: Sequence[str],
     """One figure per sentence (greedy beside beam), keyed by a file name, and a grid of all (beam);
     for a multi-head model also each sentence's maps by layer and head, greedy and beam."""
     try:
-        greedy = translator.translate(sentences, replace(search, beam_size=1))
+        greedy = translator.translate(sentences, replace(search, beam_size=1), maps=True)
     except SourceTooLong as exc:
         raise UserError(f"heatmaps.sentences[{exc.index}]: {exc.pieces} pieces, over "
                         f"heatmaps.search.max_source_pieces {exc.limit}") from None
-    beam = translator.translate(sentences, search)
+    beam = translator.translate(sentences, search, maps=True)
     figures = {f"{i:02d}-{slug(s)}.png": heatmap_grid([panel(g, "greedy"), panel(b, f"beam {search.beam_size}")],
                                                       ncols=2, xlabel="source", ylabel="output")
                for i, (s, g, b) in enumerate(zip(sentences, greedy, beam))}
-    if len(beam[0].maps) > 1:
+    if beam[0].layout != (1, 1):
         for i, (s, g, b) in enumerate(zip(sentences, greedy, beam)):
             figures[f"{i:02d}-{slug(s)}-heads-greedy.png"] = heads_grid(g, "greedy")
             figures[f"{i:02d}-{slug(s)}-heads-beam.png"] = heads_grid(b, f"beam {search.beam_size}")

@@ -2,18 +2,18 @@
 
 Both stop each sentence at `<eos>` or at its own length limit, never emit `<pad>`, `<bos>` or the
 ids in `forbid`, and return the attention weights of the chosen hypothesis, so heatmaps work for
-beam output too. Sentences never interact: a batch decodes exactly as its sentences would one at
+beam output too: the maps' average per step, or with `maps=True` every map (a Transformer's 12
+maps per step cost 12 times the memory, so only heatmaps ask for them). Sentences never interact: a batch decodes exactly as its sentences would one at
 a time. Scores are log-probabilities under the model's full distribution: forbidding a token
 does not renormalise over the others.
 
 Shapes use the package notation (B sentences, W beam width, N = B·W hypothesis rows, S source
 steps, T output steps, V vocabulary, R attention maps per step: 1 for a recurrent decoder, one
-per layer and head for the Transformer); `n` counts the open rows and `k` the candidates per row.
+per layer and head for the Transformer, or 1 for their average); `n` counts the open rows and `k` the candidates per row.
 """
 
 from __future__ import annotations
 
-import math
 import time
 from typing import NamedTuple
 
@@ -28,7 +28,8 @@ class Decoded(NamedTuple):
     tokens: Tensor  # (B, T) output ids, `<eos>` included where emitted, `<pad>` after
     lengths: Tensor  # (B,) output tokens per sentence, `<eos>` included
     scores: Tensor  # (B,) log-probability (greedy) or length-normalised log-probability (beam)
-    attention: Tensor  # (B, T, R, S) attention weights of each output token, zero after the end
+    attention: Tensor  # (B, T, R, S) attention weights of each output token, zero after the end; R = 1 (the
+    # average) unless the search was asked for every map
 
 
 def output_limits(src_len: Tensor, ratio: float, cap: int | None = None) -> Tensor:
@@ -55,7 +56,7 @@ def _banned(model: EncoderDecoder, forbid: tuple[int, ...]) -> list[int]:
 
 
 def _next_candidates(model: EncoderDecoder, tokens: Tensor, state, finished: Tensor, k: int,
-                     banned: list[int]) -> tuple[Tensor, Tensor, object, Tensor]:
+                     banned: list[int], maps: bool) -> tuple[Tensor, Tensor, object, Tensor]:
     """Each row's `k` best next tokens (N, k) with their log-probabilities (N, k).
 
     `k` is at most the number of tokens not `banned`, so every candidate of an open row is finite.
@@ -78,6 +79,8 @@ def _next_candidates(model: EncoderDecoder, tokens: Tensor, state, finished: Ten
     top_tokens = torch.full_like(top_log_probs, PAD_ID, dtype=torch.long)
     top_log_probs[open_rows], top_tokens[open_rows] = open_log_probs, open_tokens
     weights = weights.reshape(len(finished), -1, weights.shape[-1]).float()  # (N, R, S)
+    if not maps:
+        weights = weights.mean(dim=1, keepdim=True)  # (N, 1, S)
     return top_log_probs, top_tokens, state, weights  # (N, k), (N, k), ., (N, R, S)
 
 
@@ -94,11 +97,12 @@ def _all_done(finished: Tensor, step: int, deadline: float | None) -> bool:
 
 @torch.no_grad()
 def greedy_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Tensor, *,
-                  forbid: tuple[int, ...] = (), deadline: float | None = None) -> Decoded:
+                  forbid: tuple[int, ...] = (), deadline: float | None = None, maps: bool = False) -> Decoded:
     """src (B, S), src_len (B,), limits (B,) maximum output tokens -> `Decoded` (B, T, ...).
 
     `forbid`: token ids never emitted, besides `<pad>` and `<bos>`. `deadline`: a
-    `time.monotonic()` after which a step raises `SearchTimeout`."""
+    `time.monotonic()` after which a step raises `SearchTimeout`. `maps`: keep every attention
+    map, not only their average."""
     batch = src.shape[0]
     banned = _banned(model, forbid)
     limits = limits.to(src.device)
@@ -109,7 +113,7 @@ def greedy_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: T
     scores = torch.zeros(batch, dtype=torch.float64, device=src.device)  # summed in float64: no drift
     outputs, attention = [], []
     for step in range(int(limits.max())):
-        best, tokens, state, weights = _next_candidates(model, tokens, state, finished, 1, banned)  # (B, 1) each
+        best, tokens, state, weights = _next_candidates(model, tokens, state, finished, 1, banned, maps)  # (B, 1) each
         attention.append(weights.masked_fill(finished[:, None, None], 0.0))  # (B, R, S)
         scores += best[:, 0]
         lengths += ~finished
@@ -122,11 +126,16 @@ def greedy_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: T
 
 @torch.no_grad()
 def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Tensor, beam_size: int,
-                alpha: float = 0.0, *, forbid: tuple[int, ...] = (), deadline: float | None = None) -> Decoded:
+                alpha: float = 0.0, *, forbid: tuple[int, ...] = (), deadline: float | None = None,
+                maps: bool = False) -> Decoded:
     """Beam search keeping `beam_size` hypotheses (W) per sentence, ranked by log-probability
     divided by the GNMT length penalty with `alpha`; a finished hypothesis keeps its score and
-    competes with the open ones until every beam is finished or at its limit. `forbid` and
-    `deadline` as in `greedy_search`.
+    competes with the open ones until every beam is finished or at its limit. `forbid`,
+    `deadline` and `maps` as in `greedy_search`.
+
+    Each step keeps its survivors' tokens, weights and the rows they extend; the winners' outputs
+    are read back through those pointers at the end, so a step costs the same at the 500th
+    output token as at the first (copying every hypothesis's history each step would not).
 
     A beam may be wider than the tokens there are to emit: slots left without a finite
     hypothesis stay closed at -inf, so they are never extended nor returned."""
@@ -147,13 +156,11 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
     finished = (torch.arange(batch * width, device=device) % width) != 0  # (N,)
     lengths = torch.zeros(batch * width, dtype=torch.long, device=device)
     tokens = torch.full((batch * width, 1), BOS_ID, device=device)
-    history = torch.zeros(batch * width, 0, dtype=torch.long, device=device)  # (N, t)
-    maps = math.prod(model.decoder.attention_layout)  # R
-    attention = torch.zeros(batch * width, 0, maps, src.shape[1], device=device)  # (N, t, R, S)
+    origins, outputs, attention = [], [], []  # per step: (N,) row extended, (N,) token, (N, R, S) weights
     row_offset = (torch.arange(batch, device=device) * width)[:, None]  # (B, 1)
     for step in range(int(limits.max())):
         log_probs, next_tokens, state, weights = _next_candidates(model, tokens, state, finished, k,
-                                                                  banned)  # (N, k), (N, k), ., (N, R, S)
+                                                                  banned, maps)  # (N, k), (N, k), ., (N, R, S)
         candidates = sums.view(-1, 1) + log_probs  # (N, k)
         new_lengths = lengths + ~finished  # (N,)
         ranked = candidates / length_penalty(new_lengths, alpha)[:, None]  # (N, k)
@@ -163,20 +170,27 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
         tokens = next_tokens.view(batch, width * k).gather(1, top).view(-1, 1)  # (N, 1)
         finished, lengths = finished[origin], new_lengths[origin]
         state = state.select(origin)
-        history = torch.cat([history[origin], tokens], dim=1)  # (N, t + 1)
-        step_weights = weights[origin].masked_fill(finished[:, None, None], 0.0)[:, None]  # (N, 1, R, S)
-        attention = torch.cat([attention[origin], step_weights], dim=1)  # (N, t + 1, R, S)
+        origins.append(origin)
+        outputs.append(tokens[:, 0])
+        attention.append(weights[origin].masked_fill(finished[:, None, None], 0.0))  # (N, R, S)
         finished = finished | (tokens[:, 0] == EOS_ID) | (lengths >= limits)
         if _all_done(finished, step, deadline):
             break
     final = sums.view(-1) / length_penalty(lengths, alpha)  # (N,)
     best = row_offset[:, 0] + final.view(batch, width).argmax(dim=-1)  # (B,)
-    return Decoded(history[best], lengths[best], final[best], attention[best])
+    rows, tokens_back, weights_back = best, [], []
+    for origin, step_tokens, step_weights in zip(reversed(origins), reversed(outputs), reversed(attention)):
+        tokens_back.append(step_tokens[rows])
+        weights_back.append(step_weights[rows])
+        rows = origin[rows]  # the winners' rows one step earlier
+    return Decoded(torch.stack(tokens_back[::-1], dim=1), lengths[best], final[best],
+                   torch.stack(weights_back[::-1], dim=1))  # (B, T), ., ., (B, T, R, S)
 
 
 def run_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Tensor, beam_size: int = 1,
-               alpha: float = 0.0, *, forbid: tuple[int, ...] = (), deadline: float | None = None) -> Decoded:
-    """Greedy search for `beam_size` 1, beam search otherwise; `forbid` and `deadline` as in both."""
+               alpha: float = 0.0, *, forbid: tuple[int, ...] = (), deadline: float | None = None,
+               maps: bool = False) -> Decoded:
+    """Greedy search for `beam_size` 1, beam search otherwise; `forbid`, `deadline` and `maps` as in both."""
     if beam_size == 1:
-        return greedy_search(model, src, src_len, limits, forbid=forbid, deadline=deadline)
-    return beam_search(model, src, src_len, limits, beam_size, alpha, forbid=forbid, deadline=deadline)
+        return greedy_search(model, src, src_len, limits, forbid=forbid, deadline=deadline, maps=maps)
+    return beam_search(model, src, src_len, limits, beam_size, alpha, forbid=forbid, deadline=deadline, maps=maps)

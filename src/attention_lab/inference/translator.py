@@ -51,8 +51,9 @@ class Translation:
     score: float
     attention: np.ndarray  # (T, S): a row per output piece (and `<eos>` when emitted), the maps' average
     unknown: list[str]  # source words the vocabulary lacks (word mode; subwords have none)
-    maps: np.ndarray  # (R, T, S): each attention map, layer-major (R = L·M); one for a recurrent decoder
-    layout: tuple[int, int] = (1, 1)  # (L, M): the maps' layers and heads
+    # (R, T, S): each attention map, layer-major (R = L·M; one for a recurrent decoder), when asked for
+    maps: np.ndarray | None = None
+    layout: tuple[int, int] = (1, 1)  # (L, M): the model's layers and heads of attention
 
     @property
     def output_labels(self) -> list[str]:
@@ -93,9 +94,10 @@ class Translator:
         return ids
 
     def translate(self, sentences: Sequence[str], search: SearchParams | None = None,
-                  deadline: float | None = None) -> list[Translation]:
+                  deadline: float | None = None, maps: bool = False) -> list[Translation]:
         """Translate in batches of similar length; results come back in input order. Past
-        `deadline` (a `time.monotonic()`), the search raises `SearchTimeout`."""
+        `deadline` (a `time.monotonic()`), the search raises `SearchTimeout`. `maps`: keep each
+        layer's and head's attention (`Translation.maps`), not only their average."""
         search = search or SearchParams()
         src_codec, tgt_codec = self.tokenizer.src, self.tokenizer.tgt
         ids = self.encode(sentences, search)
@@ -107,12 +109,12 @@ class Translator:
             src, src_len = src.to(self.device), src_len.to(self.device)
             limits = output_limits(src_len, search.max_len_ratio, search.max_output_pieces)
             decoded = run_search(self.model, src, src_len, limits, search.beam_size, search.length_penalty,
-                                 forbid=forbid, deadline=deadline)
+                                 forbid=forbid, deadline=deadline, maps=maps)
             outputs, lengths = decoded.tokens.tolist(), decoded.lengths.tolist()
             attention, scores = decoded.attention.float().cpu().numpy(), decoded.scores.tolist()
             for row, i in enumerate(batch):
-                maps = attention[row, : lengths[row], :, : len(ids[i])].transpose(1, 0, 2)  # (R, T, S)
-                weights = maps.mean(axis=0)  # (T, S)
+                kept = attention[row, : lengths[row], :, : len(ids[i])].transpose(1, 0, 2)  # (R, T, S)
+                weights = kept.mean(axis=0)  # (T, S)
                 pieces = tgt_codec.id_pieces(outputs[row][: lengths[row]])
                 read = src_codec.pieces(sentences[i])
                 unknown = [w for w, j in zip(src_codec.surface(sentences[i]), ids[i]) if j == UNK_ID]
@@ -121,5 +123,5 @@ class Translator:
                 results[i] = Translation(
                     source=sentences[i], src_pieces=[UNK if j == UNK_ID else p for p, j in zip(read, ids[i])] + [EOS],
                     pieces=pieces, text=tgt_codec.join(pieces), score=scores[row], attention=weights,
-                    unknown=unknown, maps=maps, layout=self.model.decoder.attention_layout)
+                    unknown=unknown, maps=kept if maps else None, layout=self.model.decoder.attention_layout)
         return results  # type: ignore[return-value]
