@@ -113,3 +113,19 @@ def test_yaml_infinities_in_params_are_refused_naming_file_and_key(tmp_path):
 
     with pytest.raises(ConfigError, match=r"params\.yaml: evaluate\.search\.length_penalty: must be a finite number"):
         load_section(path, "evaluate", EvaluateParams)
+
+
+@pytest.mark.parametrize("seed", [-1, 2**32])
+@pytest.mark.parametrize("section", ["split", "train_seq2seq", "train_nw"])
+def test_a_seed_numpy_or_lightning_would_refuse_is_refused_naming_the_key(tmp_path, section, seed):
+    from attention_lab.data.splits import SplitParams
+    from attention_lab.nw.data import NWParams
+    from attention_lab.training.run import Seq2SeqParams
+
+    cls = {"split": SplitParams, "train_seq2seq": Seq2SeqParams, "train_nw": NWParams}[section]
+    path = tmp_path / "params.yaml"
+    path.write_text(f"{section}:\n  seed: {seed}\n")
+    with pytest.raises(ConfigError, match=rf"params\.yaml: {section}\.seed: "):
+        load_section(path, section, cls)
+    path.write_text(f"{section}:\n  seed: {2**32 - 1}\n")  # the largest both take
+    assert load_section(path, section, cls).seed == 2**32 - 1

@@ -34,6 +34,11 @@ def param(default: Any = dataclasses.MISSING, *, ge: float | None = None, gt: fl
     return dataclasses.field(default=default, metadata={"bounds": bounds})
 
 
+def seed_param(default: int = 0) -> Any:
+    """A random seed: numpy and Lightning take 0 <= seed < 2**32 and fail with a traceback otherwise."""
+    return param(default, ge=0, lt=2**32)
+
+
 _CHECKS = {"ge": (lambda v, b: v >= b, ">="), "gt": (lambda v, b: v > b, ">"),
            "le": (lambda v, b: v <= b, "<="), "lt": (lambda v, b: v < b, "<")}
 

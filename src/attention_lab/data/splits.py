@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from attention_lab.atomic import atomic_path, write_json
-from attention_lab.config import param, to_dict
+from attention_lab.config import param, seed_param, to_dict
 from attention_lab.data.archive import (
     D2L_SHA256,
     CorpusError,
@@ -44,7 +44,7 @@ class SplitParams:
     max_tokens: int | None = param(None, ge=1)  # drop pairs with a side of more words; null = keep all
     valid_fraction: float = param(0.05, ge=0, lt=1)  # of the distinct English sentences
     test_fraction: float = param(0.05, ge=0, lt=1)
-    seed: int = 0
+    seed: int = seed_param()
 
     def validate(self) -> None:
         if self.valid_fraction + self.test_fraction >= 1:

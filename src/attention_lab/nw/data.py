@@ -8,7 +8,7 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from attention_lab.config import param
+from attention_lab.config import param, seed_param
 from attention_lab.nw.kernels import Kernel
 
 
@@ -18,7 +18,7 @@ class NWParams:
     x_max: float = param(5.0, gt=0)  # x_train ~ U[0, x_max), x_test = arange(0, x_max, test_step)
     test_step: float = param(0.1, gt=0)
     noise_std: float = param(0.5, ge=0)  # of the N(0, σ) noise on training and test targets
-    seed: int = 0
+    seed: int = seed_param()
     kernels: tuple[Kernel, ...] = ("gaussian", "boxcar", "epanechnikov")
     bandwidth: float | Literal["auto"] = param("auto", gt=0)  # auto: leave-one-out CV per kernel
     bandwidth_min: float = param(0.01, gt=0)  # the log-spaced grid searched by `auto`

@@ -20,7 +20,7 @@ from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint, TQDMProg
 from pytorch_lightning.utilities import rank_zero_only
 from pytorch_lightning.utilities.exceptions import MisconfigurationException
 
-from attention_lab.config import ConfigError, param, to_dict
+from attention_lab.config import ConfigError, param, seed_param, to_dict
 from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer
 from attention_lab.model.seq2seq import ModelParams, build_model
 from attention_lab.tracking import store as tracking
@@ -53,7 +53,7 @@ class TrainerParams:
 
 @dataclass(frozen=True)
 class Seq2SeqParams:
-    seed: int = 0
+    seed: int = seed_param()
     data: DataParams = field(default_factory=DataParams)
     model: ModelParams = field(default_factory=ModelParams)
     optim: OptimParams = field(default_factory=OptimParams)
