@@ -21,6 +21,7 @@ import sys
 import tempfile
 import warnings
 from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -92,22 +93,27 @@ def stage_params_classes() -> dict[str, type]:
     return classes
 
 
-def params_problems(overrides: list[str], where: str) -> list[str]:
-    """Apply `overrides` to a copy of params.yaml as `dvc exp run -S` does (an unknown key is an
-    error), then load every section the stages load."""
+def applied_params(overrides: list[str]) -> dict:
+    """params.yaml with `overrides` applied as `dvc exp run -S` applies them (an unknown key raises)."""
     from dvc.utils.hydra import apply_overrides
-
-    from attention_lab.config import ConfigError, from_mapping
 
     with tempfile.TemporaryDirectory() as folder:
         params = Path(folder) / "params.yaml"
         shutil.copy(REPO / "params.yaml", params)
-        try:
-            apply_overrides(params, overrides)
-        except Exception as exc:  # noqa: BLE001 - DVC's own error, with hydra's reason as its cause
-            reason = str(exc.__cause__ or exc).splitlines()[0]
-            return [f"{where}: -S {' '.join(overrides)}: {reason}"]
-        data = yaml.safe_load(params.read_text(encoding="utf-8"))
+        apply_overrides(params, overrides)
+        return yaml.safe_load(params.read_text(encoding="utf-8"))
+
+
+def params_problems(overrides: list[str], where: str) -> list[str]:
+    """Apply `overrides` to a copy of params.yaml as `dvc exp run -S` does (an unknown key is an
+    error), then load every section the stages load."""
+    from attention_lab.config import ConfigError, from_mapping
+
+    try:
+        data = applied_params(overrides)
+    except Exception as exc:  # noqa: BLE001 - DVC's own error, with hydra's reason as its cause
+        reason = str(exc.__cause__ or exc).splitlines()[0]
+        return [f"{where}: -S {' '.join(overrides)}: {reason}"]
     problems = []
     for section, cls in stage_params_classes().items():
         try:
@@ -293,6 +299,21 @@ def test_readme_is_short(readme):
 def test_readme_commands_parse_and_name_real_params_targets_and_files(readme):
     assert bash_commands(readme), "no ```bash block found"
     assert command_problems(readme) == []
+
+
+def test_the_d2l_command_trains_d2ls_model_with_d2ls_optimiser(readme):
+    # d2l's configuration is the dataclass defaults of the model and the optimiser: the README's
+    # command must turn every params.yaml choice back into them (a key it forgets trains another model).
+    from attention_lab.config import from_mapping
+    from attention_lab.model.seq2seq import ModelParams
+    from attention_lab.training.module import OptimParams
+    from attention_lab.training.run import Seq2SeqParams
+
+    [argv] = [argv for argv, _ in bash_commands(readme) if "d2l-seed" in argv]
+    overrides = [argv[i + 1] for i, arg in enumerate(argv) if arg == "-S"]
+    params = from_mapping(Seq2SeqParams, applied_params(overrides)["train_seq2seq"], "train_seq2seq")
+    rnn = replace(params.model, transformer=ModelParams().transformer)  # the Transformer's section plays no part
+    assert rnn == ModelParams() and params.optim == OptimParams()
 
 
 def test_readme_links_and_paths_exist(readme):
