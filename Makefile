@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 # torch is installed first, at the version pyproject.toml pins. From the package registry that is,
 # on Linux x86-64, the CUDA build (several GB); TORCH_INDEX=https://download.pytorch.org/whl/cpu
-# takes the CPU-only build from PyTorch's own index instead (README: Setup).
+# takes the CPU-only build from PyTorch's own index instead (docs/design.md).
 TORCH  := $(shell grep -o '"torch==[^"]*"' pyproject.toml | tr -d '"')
 TORCH_INDEX ?=
 

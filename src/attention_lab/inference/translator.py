@@ -22,7 +22,7 @@ from attention_lab.inference.search import output_limits, run_search
 
 @dataclass(frozen=True)
 class SearchParams:
-    # Beam 8 with alpha 1.0 scored best on a sample of the valid split (README: how the defaults were chosen).
+    # Beam 8 with alpha 1.0 scored best on a sample of the valid split (docs/model-choice.md).
     beam_size: int = param(8, ge=1)  # 1 = greedy
     length_penalty: float = param(1.0, ge=0)  # GNMT alpha; 0 = raw log-probability
     max_len_ratio: float = param(2.0, gt=0)  # output tokens <= ceil(ratio * source tokens)

@@ -5,7 +5,7 @@ logits alone are ~13 MB). glibc's malloc serves blocks over its mmap threshold w
 from the kernel and returns freed memory at the top of its heap to the kernel, so every step pays
 page faults on memory it had a moment ago; and with batches of varying shapes its adaptive
 threshold keeps sliding back. Fixing both thresholds keeps that memory in the process: measured on
-the default model's CPU training steps, 1.2x faster (README: Speed). Elsewhere than glibc, nothing
+the default model's CPU training steps, 1.2x faster (docs/speed.md). Elsewhere than glibc, nothing
 changes.
 """
 
