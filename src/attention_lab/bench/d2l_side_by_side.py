@@ -140,7 +140,7 @@ def main() -> None:
     epochs = int(sys.argv[2]) if len(sys.argv) > 2 else 100
     import torch
 
-    from attention_lab.bench.report import machine
+    from attention_lab.bench.machine import machine
     from attention_lab.training.allocator import keep_freed_memory
 
     keep_freed_memory()  # as the project's training sets it: both loops run with the same allocator

@@ -11,10 +11,6 @@ from pathlib import Path
 
 from attention_lab.inference.translator import SearchParams, Translator
 
-# Modules whose presence after `translate` would mean inference pulled in the training stack.
-TRAINING_STACK = ("pytorch_lightning", "lightning", "mlflow", "dvc")
-
-
 def decoding_speed(translator: Translator, sources: list[str], beam_size: int, one_by_one: int) -> dict:
     results = {}
     for name, beam in (("greedy", 1), ("beam", beam_size)):
@@ -47,8 +43,8 @@ def startup(model_dir: Path) -> dict:
     """Wall time of `attention-lab translate "Go."` in a fresh Python, and of `import torch` alone."""
     translate = (
         "import atexit, json, sys\n"
-        f"atexit.register(lambda: sys.__stdout__.write('\\n' + json.dumps([m for m in {TRAINING_STACK!r} "
-        "if m in sys.modules])))\n"
+        "from attention_lab.inference import training_only\n"
+        "atexit.register(lambda: sys.__stdout__.write('\\n' + json.dumps(training_only(list(sys.modules)))))\n"
         "from attention_lab.cli import main\n"
         f"sys.argv = ['attention-lab', 'translate', '--model', {str(model_dir)!r}, 'Go.']\n"
         "main()\n")

@@ -17,29 +17,19 @@ alike; the figures are medians over repeats. Prints JSON.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
-import platform
 import statistics
 import time
-from pathlib import Path
 
 import torch
 
+from attention_lab.bench.machine import machine
 from attention_lab.config import from_mapping, read_params
 from attention_lab.model.decoder import BahdanauDecoder, Decoder
 from attention_lab.model.loss import token_loss
 from attention_lab.model.seq2seq import ModelParams, Seq2Seq
 
 SHAPES = ((32, 16, 16), (8, 64, 64))  # (B, S, T): training's 512-token budget, short and long sentences
-
-
-def cpu_name() -> str:
-    with contextlib.suppress(OSError, StopIteration):
-        return next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                    if line.startswith("model name"))
-    return platform.processor() or platform.machine()
 
 
 def training_step(decoder: BahdanauDecoder, handwritten: bool, scope: str, values, hidden, src_len, tgt) -> None:
@@ -95,8 +85,7 @@ def main() -> None:
     if not isinstance(decoder, BahdanauDecoder) or params.rnn != "gru" or params.attention != "additive":
         raise SystemExit("the hand-written backward serves a Bahdanau decoder with a GRU and additive attention")
     results = [time_shape(decoder, params, vocab, shape, args.repeats, args.steps) for shape in SHAPES]
-    print(json.dumps({"cpu": cpu_name(), "cpu_cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
-                      "torch": torch.__version__, "embed_size": params.embed_size, "hidden_size": params.hidden_size,
+    print(json.dumps({**machine(torch.device("cpu")), "embed_size": params.embed_size, "hidden_size": params.hidden_size,
                       "num_layers": params.num_layers, "vocab": vocab, "repeats": args.repeats,
                       "steps": args.steps, "shapes": results}, indent=1))
 

@@ -9,7 +9,7 @@ In one run, on one machine, it measures:
   fraction of it each training reaches, with FLOPs counted by PyTorch (`flops.py`);
 - each model's ceiling: the rate of its own matrix products timed alone (`flops.matmul_ceiling`),
   as a fraction of the peak, and the fraction of that ceiling training reaches;
-- with `reference`: the seed model trained the textbook's way (`reference.py`) on the same batches
+- with `reference`: the seed model trained the textbook's way (`textbook.py`) on the same batches
   for the same epochs, and the project/reference ratio;
 - decoding throughput, batched against one sentence at a time, greedy and beam (`inference_speed.py`);
 - the start-up time of `attention-lab translate "Go."` in a fresh process, against `import torch`,
@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import platform
 import sys
 import tempfile
 from dataclasses import dataclass, replace
@@ -32,6 +30,7 @@ import yaml
 
 from attention_lab.bench.flops import matmul_ceiling, matmul_peak, training_flops_per_token
 from attention_lab.bench.inference_speed import decoding_speed, startup
+from attention_lab.bench.machine import machine
 from attention_lab.bench.textbook import TextbookSeq2Seq, train_reference
 from attention_lab.config import ConfigError, from_mapping, read_params, to_dict
 from attention_lab.data.splits import (
@@ -90,15 +89,6 @@ def with_overrides(section: dict, overrides: tuple[str, ...], epochs: int) -> Se
 def significant(value: float, digits: int = 4) -> float:
     """Rounded to `digits` significant digits: a tiny model's fraction of a large peak stays non-zero."""
     return float(f"{value:.{digits}g}")
-
-
-def machine(device: torch.device) -> dict:
-    cpu = platform.processor() or platform.machine()
-    with contextlib.suppress(OSError):
-        cpu = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                   if line.startswith("model name"))
-    return {"cpu": cpu, "cpu_cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
-            "torch": torch.__version__, "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"}
 
 
 def sample_splits(splits: Path, vocab: Path, root: Path, pairs: int, seed: int = 0) -> TrainPaths:
