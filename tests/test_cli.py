@@ -220,9 +220,9 @@ def test_bad_input_arguments(trained_model, capsys, tmp_path):
     one_line_error(cli(capsys, "translate", "--model", trained_model, "--input", tmp_path / "in.txt", "Go."),
                    "not both")
     one_line_error(cli(capsys, "translate", "--model", trained_model, "--length-penalty", "-1", "Go."),
-                   "translate.length_penalty: must be >= 0, got -1")
+                   "--length-penalty: must be >= 0, got -1")
     one_line_error(cli(capsys, "translate", "--model", trained_model, "--max-len-ratio", "0", "Go."),
-                   "translate.max_len_ratio: must be > 0")
+                   "--max-len-ratio: must be > 0")
     if not torch.cuda.is_available():
         one_line_error(cli(capsys, "translate", "--model", trained_model, "--device", "cuda", "Go."),
                        "--device cuda: no CUDA device")
@@ -305,9 +305,8 @@ def test_a_line_over_the_source_limit_is_refused_naming_the_line_with_no_output(
 @pytest.mark.parametrize("option", ["--length-penalty", "--max-len-ratio"])
 @pytest.mark.parametrize("value", ["inf", "-inf", "nan"])
 def test_non_finite_search_settings_are_refused_naming_the_key(trained_model, capsys, option, value):
-    key = option.lstrip("-").replace("-", "_")
     one_line_error(cli(capsys, "translate", "--model", trained_model, f"{option}={value}", "Go."),
-                   f"translate.{key}: must be a finite number")
+                   f"{option}: must be a finite number")
 
 
 @pytest.mark.parametrize("option", ["--output", "--heatmap"])
@@ -316,6 +315,22 @@ def test_an_output_into_a_missing_folder_fails_naming_it_and_creates_nothing(tra
     one_line_error(cli(capsys, "translate", "--model", trained_model, option, target, "Go."),
                    f"{option} {target}: no such directory {str(tmp_path / 'typo')!r}")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("option", ["--output", "--heatmap"])
+def test_an_output_onto_a_directory_fails_before_translating(trained_model, capsys, tmp_path, option):
+    (tmp_path / "folder").mkdir()
+    one_line_error(cli(capsys, "translate", "--model", trained_model, option, tmp_path / "folder", "Go."),
+                   f"{option} {tmp_path / 'folder'}: is a directory")
+    assert list((tmp_path / "folder").iterdir()) == []
+
+
+def test_an_input_file_with_a_byte_order_mark_reads_as_without(trained_model, capsys, tmp_path):
+    (tmp_path / "bom.txt").write_bytes("\ufeffI see the cat.\r\nGo.\r\n".encode("utf-8"))
+    (tmp_path / "plain.txt").write_text("I see the cat.\nGo.\n", encoding="utf-8")
+    code, with_bom, _ = cli(capsys, "translate", "--model", trained_model, "--input", tmp_path / "bom.txt")
+    assert code == 0 and with_bom.count("\n") == 2
+    assert cli(capsys, "translate", "--model", trained_model, "--input", tmp_path / "plain.txt")[:2] == (0, with_bom)
 
 
 def test_a_killed_job_leaves_no_output_file(trained_model, tmp_path):

@@ -31,13 +31,13 @@ def read_sentences(args: argparse.Namespace) -> list[str]:
         return lines
     if args.input and args.input != "-":
         try:
-            text = Path(args.input).read_text(encoding="utf-8")
+            text = Path(args.input).read_text(encoding="utf-8-sig")  # a byte-order mark is not text
         except FileNotFoundError:
             raise UserError(f"{args.input}: no such input file") from None
         except UnicodeDecodeError as exc:
             raise UserError(f"{args.input}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     elif args.input == "-" or not sys.stdin.isatty():
-        text = sys.stdin.read()
+        text = sys.stdin.read().removeprefix("\ufeff")
     else:
         raise UserError("nothing to translate: give sentences, --input FILE, or pipe text in")
     lines = text.splitlines()
@@ -47,16 +47,25 @@ def read_sentences(args: argparse.Namespace) -> list[str]:
 
 
 def check_output_folder(option: str, path: str | None) -> None:
-    """A typo in an output path fails before any work instead of creating folders."""
+    """A typo in an output path fails before any work instead of creating folders (or after the
+    work, writing onto a folder)."""
     if path is not None and not Path(path).resolve().parent.is_dir():
         raise UserError(f"{option} {path}: no such directory {str(Path(path).parent)!r}")
+    if path is not None and Path(path).is_dir():
+        raise UserError(f"{option} {path}: is a directory, not a file name")
+
+
+# SearchParams' keys and the `translate` options that set them: errors name the option typed.
+SEARCH_OPTIONS = {"beam_size": "--beam", "length_penalty": "--length-penalty", "max_len_ratio": "--max-len-ratio",
+                  "batch_size": "--batch-size", "max_source_pieces": "--max-source-pieces",
+                  "max_output_pieces": "--max-output-pieces"}
 
 
 def translate(args: argparse.Namespace) -> None:
     import torch
 
     from attention_lab.atomic import write_text
-    from attention_lab.config import from_mapping
+    from attention_lab.config import ConfigError, from_mapping
     from attention_lab.data.special_tokens import UNK
     from attention_lab.inference.translator import SearchParams, SourceTooLong, Translator
 
@@ -65,10 +74,13 @@ def translate(args: argparse.Namespace) -> None:
     lines = read_sentences(args)
     if args.device == "cuda" and not torch.cuda.is_available():
         raise UserError("--device cuda: no CUDA device is available")
-    search = from_mapping(SearchParams, {
-        "beam_size": args.beam, "length_penalty": args.length_penalty, "max_len_ratio": args.max_len_ratio,
-        "batch_size": args.batch_size, "max_source_pieces": args.max_source_pieces,
-        "max_output_pieces": args.max_output_pieces}, "translate")
+    values = {key: getattr(args, option[2:].replace("-", "_")) for key, option in SEARCH_OPTIONS.items()}
+    try:
+        search = from_mapping(SearchParams, values, "translate")
+    except ConfigError as exc:
+        key, _, reason = str(exc).partition(": ")
+        option = SEARCH_OPTIONS.get(key.removeprefix("translate."))
+        raise UserError(f"{option}: {reason}" if option else str(exc)) from None
     translator = Translator.load(args.model, args.device)
     indices = [i for i, line in enumerate(lines) if line.strip()]  # blank lines stay blank
     try:
@@ -181,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="default model: training pairs (default: %(default)s)")
     b.add_argument("--default-epochs", type=positive_int, default=2, help="default model epochs (default: %(default)s)")
     b.add_argument("--model", default=None, help="decode with this model instead of the benchmark's")
-    b.add_argument("--data", default=None, help="with --model: tokenized splits whose test split is decoded")
+    b.add_argument("--data", default=None, help="with --model: the split stage's folder whose test split is decoded")
     b.add_argument("--beam", type=positive_int, default=8, help="beam size (default: %(default)s)")
     b.add_argument("--decode-sentences", type=positive_int, default=500,
                    help="test sources decoded (default: %(default)s)")
