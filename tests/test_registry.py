@@ -229,3 +229,19 @@ def test_a_request_past_its_share_of_time_is_refused_naming_the_limit(trained_mo
     with pytest.raises(MlflowException, match=r"2 rows need more than the 0 s of search one request may take") as exc:
         model.predict(None, frame)
     assert exc.value.get_http_status_code() == 400
+
+
+def test_blank_rows_answer_blank_and_rows_keep_their_numbers(trained_model):
+    import pandas as pd
+    from mlflow.exceptions import MlflowException
+
+    model = served_model.TranslatorModel()
+    model.translator = Translator.load(trained_model, "cpu")
+    rows = ["", SENTENCES[0], "   ", SENTENCES[1]]
+    expected = [t.text for t in model.translator.translate(SENTENCES)]
+    assert model.predict(None, pd.DataFrame({served_model.TEXT: rows})) == ["", expected[0], "", expected[1]]
+    short, long = model.translator.tokenizer.src.encode_all(["Go.", "I see the cat on the car."])
+    assert len(short) < len(long)
+    with pytest.raises(MlflowException, match=rf"^row 2: {len(long)} pieces, over the {len(short)} a sentence may"):
+        model.predict(None, pd.DataFrame({served_model.TEXT: ["", "Go.", "I see the cat on the car."]}),
+                      {"max_source_pieces": len(short)})

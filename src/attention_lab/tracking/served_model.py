@@ -66,7 +66,10 @@ class TranslatorModel(PythonModel):
         from attention_lab.inference.search import SearchTimeout
         from attention_lab.inference.translator import SearchParams, SourceTooLong
 
-        sentences = sentences_of(model_input)
+        rows = sentences_of(model_input)
+        # Blank rows answer blank, as blank lines do in `attention-lab translate`; row numbers stay the request's.
+        indices = [i for i, row in enumerate(rows) if row.strip()]
+        sentences = [rows[i] for i in indices]
         try:  # params: those of the signature, with its defaults (SearchParams') for any left out
             search = from_mapping(SearchParams, params or {}, "params")
             if search.beam_size > MAX_BEAM:
@@ -74,7 +77,7 @@ class TranslatorModel(PythonModel):
             pieces = sum(map(len, self.translator.encode(sentences, search)))
         except SourceTooLong as exc:
             raise MlflowException.invalid_parameter_value(
-                f"row {exc.index}: {exc.pieces} pieces, over the {exc.limit} a sentence may have: "
+                f"row {indices[exc.index]}: {exc.pieces} pieces, over the {exc.limit} a sentence may have: "
                 "split it into shorter sentences") from None
         except UserError as exc:
             raise MlflowException.invalid_parameter_value(str(exc)) from None
@@ -88,7 +91,10 @@ class TranslatorModel(PythonModel):
             raise MlflowException.invalid_parameter_value(
                 f"{len(sentences)} rows need more than the {MAX_REQUEST_SECONDS:.0f} s of search one request may "
                 "take: send fewer or shorter sentences per request") from None
-        return [translation.text for translation in translations]
+        texts = [""] * len(rows)
+        for i, translation in zip(indices, translations):
+            texts[i] = translation.text
+        return texts
 
 
 mlflow.models.set_model(TranslatorModel())
