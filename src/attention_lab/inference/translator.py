@@ -23,10 +23,10 @@ from attention_lab.inference.search import output_limits, run_search
 @dataclass(frozen=True)
 class SearchParams:
     # Beam 8 with alpha 1.0 scored best on a sample of the valid split (docs/model-choice.md).
-    beam_size: int = param(8, ge=1)  # 1 = greedy
+    beam_size: int = param(8, ge=1, le=64)  # 1 = greedy; a sentence's work grows with it (README: Limits)
     length_penalty: float = param(1.0, ge=0)  # GNMT alpha; 0 = raw log-probability
     max_len_ratio: float = param(2.0, gt=0)  # output tokens <= ceil(ratio * source tokens)
-    batch_size: int = param(128, ge=1)  # sentences decoded together (similar lengths batched)
+    batch_size: int = param(128, ge=1, le=4096)  # sentences decoded together (similar lengths batched)
     # The work one sentence may cause (README: Limits). The longest training source is 74 pieces:
     # a longer source is refused, never cut, and no output runs past the absolute cap.
     max_source_pieces: int = param(256, ge=1)  # `<eos>` included
