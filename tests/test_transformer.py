@@ -124,7 +124,7 @@ def test_multi_head_attention_takes_any_scorer_with_the_same_masking(scorer):
 
 
 def test_heads_must_divide_the_model_size():
-    with pytest.raises(ValueError, match="heads: 5 heads do not divide a model size of 12"):
+    with pytest.raises(ValueError, match="5 heads do not divide model_size 12"):
         MultiHeadAttention(12, 5)
 
 
@@ -282,6 +282,15 @@ def test_bad_arch_and_sizes_fail_naming_the_key(section, message):
     with pytest.raises(ConfigError) as error:
         from_mapping(ModelParams, {"arch": "transformer", **section}, "model")
     assert message in str(error.value)
+
+
+def test_the_recurrent_keys_never_fail_a_transformer():
+    # dot attention over a bidirectional encoder is refused for the recurrent model, but the
+    # Transformer ignores both keys: params.yaml keeps them while `arch` switches.
+    section = {"attention": "dot", "bidirectional": True}
+    with pytest.raises(ConfigError, match="model.attention: dot attention"):
+        from_mapping(ModelParams, section, "model")
+    assert from_mapping(ModelParams, {"arch": "transformer", **section}, "model").arch == "transformer"
 
 
 # ---------------------------------------------------------------------------------------------

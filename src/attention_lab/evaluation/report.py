@@ -80,14 +80,14 @@ def score_test_split(translator: Translator, test: pd.DataFrame,
     by_length = pd.DataFrame(buckets).set_index("source_words").reindex(order).dropna().reset_index()
     by_length["sentences"] = by_length["sentences"].astype(int)
     metrics["unk_in_outputs"] = sum("<unk>" in t.text for t in beam)
-    metrics["d2l_examples"] = d2l_table(translator)
+    metrics["d2l_examples"] = d2l_table(translator, params.search)
     return metrics, rows.drop(columns="bucket"), by_length
 
 
-def d2l_table(translator: Translator) -> list[dict]:
-    """d2l's table: greedy translations of its four sentences and their BLEU (k=2) against d2l's
-    labels, both in d2l's lowercased, space-tokenised form."""
-    translations = translator.translate([src for src, _ in D2L_EXAMPLES], SearchParams(beam_size=1))
+def d2l_table(translator: Translator, search: SearchParams) -> list[dict]:
+    """d2l's table: greedy translations of its four sentences (under `search`'s limits) and their
+    BLEU (k=2) against d2l's labels, both in d2l's lowercased, space-tokenised form."""
+    translations = translator.translate([src for src, _ in D2L_EXAMPLES], replace(search, beam_size=1))
     table = []
     for (src, ref), t in zip(D2L_EXAMPLES, translations):
         words = normalize_words(t.text)

@@ -34,12 +34,17 @@ class EncoderDecoder(nn.Module):
         embedding is also the output layer: N(0, 1/E) keeps its first logits O(1)."""
         if how == "none":
             return
-        weight = self.decoder.embedding.weight
-        nn.init.normal_(weight, std=weight.shape[1] ** -0.5)
-        with torch.no_grad():
-            weight[PAD_ID].zero_()
+        init_embedding(self.decoder.embedding)
         if how == "all":
             self.encoder.embedding = self.decoder.embedding
+
+
+def init_embedding(embedding: nn.Embedding) -> None:
+    """N(0, 1/E) rows, and `<pad>`'s row zero: unit-variance inputs once scaled by √E, O(1) logits
+    when the embedding is also the output layer."""
+    nn.init.normal_(embedding.weight, std=embedding.embedding_dim ** -0.5)
+    with torch.no_grad():
+        embedding.weight[PAD_ID].zero_()
 
 
 def check_tying(how: str, src_vocab_size: int, tgt_vocab_size: int) -> None:

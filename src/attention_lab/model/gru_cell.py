@@ -49,7 +49,7 @@ def gru_factors(rz: Tensor, n: Tensor, h: Tensor, gh_n: Tensor) -> tuple[Tensor,
 
 def input_grad(dh: Tensor, c: Tensor) -> Tensor:
     """dh' (..., H) and a step's factors c (..., 3, H) -> the gradient of its input product (..., 3H)."""
-    return (dh.unsqueeze(-2) * c).flatten(-2)
+    return (dh.unsqueeze(-2) * c).flatten(-2)  # (..., 3H)
 
 
 class LayerWeights(NamedTuple):

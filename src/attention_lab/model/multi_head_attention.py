@@ -14,6 +14,12 @@ from torch import Tensor, nn
 from attention_lab.model.attention import make_attention
 
 
+def check_heads(size: int, heads: int) -> None:
+    """Heads split the width evenly: each reads Z = H / M features."""
+    if size % heads:
+        raise ValueError(f"{heads} heads do not divide model_size {size}")
+
+
 class MultiHeadAttention(nn.Module):
     """forward(queries (B, Q, H), keys (B, K, H), values (B, K, H), valid_lens) -> (B, Q, H) and
     the weights of every head (B, M, Q, K), or None when `need_weights` is False.
@@ -25,8 +31,7 @@ class MultiHeadAttention(nn.Module):
     def __init__(self, size: int, heads: int, dropout: float = 0.0, scorer: str = "scaled_dot",
                  max_keys: int = 256) -> None:
         super().__init__()
-        if size % heads:
-            raise ValueError(f"heads: {heads} heads do not divide a model size of {size}")
+        check_heads(size, heads)
         self.heads, self.head_size = heads, size // heads
         self.W_q, self.W_k, self.W_v, self.W_o = (nn.Linear(size, size, bias=False) for _ in range(4))
         z = self.head_size

@@ -22,8 +22,8 @@ from torch import Tensor, nn
 from attention_lab.config import param
 from attention_lab.data.special_tokens import PAD_ID
 from attention_lab.model.decoder import OutputLayer
-from attention_lab.model.encoder_decoder import EncoderDecoder, check_tying, xavier_init
-from attention_lab.model.multi_head_attention import MultiHeadAttention
+from attention_lab.model.encoder_decoder import EncoderDecoder, check_tying, init_embedding, xavier_init
+from attention_lab.model.multi_head_attention import MultiHeadAttention, check_heads
 from attention_lab.model.positional_encoding import sinusoids
 
 if TYPE_CHECKING:
@@ -39,8 +39,10 @@ class TransformerParams:
     dropout: float = param(0.1, ge=0, lt=1)  # on embeddings, attention weights and each sub-layer's output
 
     def validate(self) -> None:
-        if self.model_size % self.heads:
-            raise ValueError(f"heads: {self.heads} heads do not divide model_size {self.model_size}")
+        try:
+            check_heads(self.model_size, self.heads)
+        except ValueError as exc:
+            raise ValueError(f"heads: {exc}") from None
 
 
 class TransformerState(NamedTuple):
@@ -112,7 +114,8 @@ class DecoderBlock(nn.Module):
         if past:  # teacher forcing and search's first step have nothing cached: no copy
             keys, values = torch.cat([past_keys, keys], dim=2), torch.cat([past_values, values], dim=2)  # (B, M, t + T, Z)
         # Causal: new step i reads the t cached steps and new steps up to i. One new step reads all.
-        causal = None if steps == 1 else (past + torch.arange(1, steps + 1, device=x.device)).expand(x.shape[0], -1)
+        causal = (None if steps == 1
+                  else (past + torch.arange(1, steps + 1, device=x.device)).expand(x.shape[0], -1))  # (B, T)
         x = x + self.dropout(self.self_attention.attend(h, keys, values, causal)[0])
         context, weights = self.cross_attention.attend(self.norm2(x), memory_keys, memory_values, src_len,
                                                        need_weights)
@@ -193,10 +196,7 @@ class TransformerSeq2Seq(EncoderDecoder):
         self.decoder = TransformerDecoder(tgt_vocab_size, params.transformer, params.tie_embeddings != "none")
         self.apply(xavier_init)
         for embedding in (self.encoder.embedding, self.decoder.embedding):
-            # Scaled by √H on the way in: N(0, 1/H) gives unit-variance embeddings (and O(1) tied logits).
-            nn.init.normal_(embedding.weight, std=params.transformer.model_size ** -0.5)
-            with torch.no_grad():
-                embedding.weight[PAD_ID].zero_()
+            init_embedding(embedding)  # scaled by √H on the way in
         self.tie_embeddings(params.tie_embeddings)
 
     def encode(self, src: Tensor, src_len: Tensor) -> TransformerState:
