@@ -1,7 +1,7 @@
 """Stage `evaluate`: trained model + test split -> BLEU/chrF report, translations, BLEU by length.
 
 MLflow: the test metrics, the translations (as a table) and the report files join the training run,
-and are also kept in a child run of it named after the DVC experiment (`mlflow_run.child_run`); there
+and are also kept in a child run of it named after the DVC experiment (`tracking.run.child_run`); there
 the metrics are linked to the logged model and to the test split, so the UI's model page lists them.
 """
 
@@ -12,18 +12,18 @@ from attention_lab.errors import run_main
 from attention_lab.evaluation.report import EvaluateParams, score_test_split
 from attention_lab.inference.translator import Translator
 from attention_lab.stage import stage_args
-from attention_lab.tracking import run as mlflow_run
+from attention_lab.tracking import run as tracking_run
 from attention_lab.tracking import store as tracking
 from attention_lab.tracking.run_file import read_run_file
 
 
 def main() -> None:
-    args = stage_args(__doc__, model="folder of model.pt and mlflow_run.json", data="folder of the tokenized splits",
+    args = stage_args(__doc__, model="folder of model.pt and mlflow_run.json", data="folder of the split stage's splits",
                       out="folder for the reports")
     params = load_section(args.params, "evaluate", EvaluateParams)
     mlflow = load_section(args.params, "mlflow", tracking.MlflowParams)
-    training = mlflow_run.Run.resume(mlflow, read_run_file(args.model))
-    with mlflow_run.child_run(training, "evaluate", flatten({"evaluate": to_dict(params)})) as evaluation:
+    training = tracking_run.Run.resume(mlflow, read_run_file(args.model))
+    with tracking_run.child_run(training, "evaluate", flatten({"evaluate": to_dict(params)})) as evaluation:
         test = load_split(args.data, "test")
         metrics, translations, by_length = score_test_split(Translator.load(args.model), test, params)
         with atomic_path(args.out / "translations.tsv") as tmp:

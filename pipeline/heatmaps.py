@@ -1,6 +1,6 @@
 """Stage `heatmaps`: trained model -> attention heatmap PNGs (one per sentence, plus a grid).
 
-MLflow: the PNGs join the training run and a child run of it (`mlflow_run.child_run`).
+MLflow: the PNGs join the training run and a child run of it (`tracking.run.child_run`).
 """
 
 from attention_lab.atomic import atomic_dir
@@ -10,7 +10,7 @@ from attention_lab.evaluation.heatmaps import HeatmapParams, attention_figures
 from attention_lab.inference.translator import Translator
 from attention_lab.plotting import save_figure
 from attention_lab.stage import stage_args
-from attention_lab.tracking import run as mlflow_run
+from attention_lab.tracking import run as tracking_run
 from attention_lab.tracking import store as tracking
 from attention_lab.tracking.run_file import read_run_file
 
@@ -19,8 +19,8 @@ def main() -> None:
     args = stage_args(__doc__, model="folder of model.pt and mlflow_run.json", out="folder for the PNGs")
     params = load_section(args.params, "heatmaps", HeatmapParams)
     mlflow = load_section(args.params, "mlflow", tracking.MlflowParams)
-    training = mlflow_run.Run.resume(mlflow, read_run_file(args.model))
-    with mlflow_run.child_run(training, "heatmaps", flatten({"heatmaps": to_dict(params)})) as heatmaps:
+    training = tracking_run.Run.resume(mlflow, read_run_file(args.model))
+    with tracking_run.child_run(training, "heatmaps", flatten({"heatmaps": to_dict(params)})) as heatmaps:
         figures, grid = attention_figures(Translator.load(args.model), params.sentences, params.search)
         figures["grid.png"] = grid
         # The whole folder at once: no PNG of a sentence that left the params, none half-written.

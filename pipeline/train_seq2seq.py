@@ -9,7 +9,7 @@ from attention_lab.training.run import Seq2SeqParams, train_seq2seq
 
 
 def main() -> None:
-    args = stage_args(__doc__, data="folder of the tokenized splits", tokenizer="folder of tokenizer.json",
+    args = stage_args(__doc__, data="folder of the split stage's splits", tokenizer="folder of tokenizer.json",
                       out="folder for model.pt and mlflow_run.json (and the resume state, .resume/)",
                       reports="folder for history.csv and metrics.json")
     params = load_section(args.params, "train_seq2seq", Seq2SeqParams)

@@ -10,7 +10,7 @@ from attention_lab.stage import stage_args
 
 
 def main() -> None:
-    args = stage_args(__doc__, data="folder of the tokenized splits", out=f"folder for {TOKENIZER_FILE}",
+    args = stage_args(__doc__, data="folder of the split stage's splits", out=f"folder for {TOKENIZER_FILE}",
                       report="JSON report")
     params = load_section(args.params, "train_tokenizer", TokenizerParams)
     tokenizer, report = build_tokenizer({name: load_split(args.data, name) for name in SPLITS}, params)

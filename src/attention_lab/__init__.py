@@ -8,8 +8,9 @@ dimension, never two meanings):
     S  source steps (tokens)              E  embedding size
     T  target steps (tokens)              H  hidden size: the RNN's, or the Transformer's model width
     Q  attention queries                  D  encoder output (key/value) size: H, or 2H bidirectional
-    K  attention keys (= S in a decoder;  A  additive attention's hidden size
-       training points in Nadaraya-Watson)  L  layers: RNN (times directions where stated) or Transformer blocks
+    K  attention keys (a decoder's keys   A  additive attention's hidden size
+       are its S source steps, Nadaraya-  L  layers: RNN (times directions where stated) or Transformer blocks
+       Watson's its training points)
     M  attention heads                    Z  one head's size, H / M
     F  Transformer feed-forward width     R  attention maps per output step: 1, or L·M (every layer and head)
     P  held-out points of leave-one-out   G  bandwidths in a cross-validation grid

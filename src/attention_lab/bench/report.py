@@ -57,12 +57,12 @@ class BenchOptions:
     transformer_overrides: tuple[str, ...] = ()  # "key=value" for the Transformer, after `overrides`
     default_pairs: int = 20000
     default_epochs: int = 2
-    splits: str | None = None  # the pipeline's tokenized splits to sample the default model's pairs from
+    splits: str | None = None  # the split stage's folder to sample the default model's pairs from
     tokenizer: str | None = None  # with `splits`: the pipeline's tokenizer folder
     reference: bool = False
     flop_batches: int = 8  # training batches whose FLOPs are counted
     model: str | None = None  # decode with this model instead of the benchmark's own
-    data: str | None = None  # tokenized splits for --model
+    data: str | None = None  # the split stage's folder for --model
     beam_size: int = 8
     decode_sentences: int | None = 500
     one_by_one: int = 100
@@ -147,7 +147,7 @@ def reference_run(params: Seq2SeqParams, paths: TrainPaths, device: torch.device
 
 def run_benchmark(options: BenchOptions) -> dict:
     if options.model and not options.data:
-        raise ConfigError("--model needs --data, the tokenized splits to decode")
+        raise ConfigError("--model needs --data, the split stage's folder to decode")
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     dtypes = {"float32": torch.float32, **({"bfloat16": torch.bfloat16} if device.type == "cuda" else {})}
     # Every input is checked before minutes of measuring.

@@ -18,7 +18,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from attention_lab.tracking import run as mlflow_run
+from attention_lab.tracking import run as tracking_run
 from attention_lab.tracking import store as tracking
 from attention_lab.tracking.run_file import read_run_file, run_file_path
 from attention_lab.tracking.served_model import ARTIFACT, REQUEST_PARAMS, TEXT
@@ -61,7 +61,7 @@ def requirements() -> list[str]:
 
 def log_translator(run_id: str, model_file: Path, data_dir: Path | None = None) -> str:
     """Log `model_file` as the MLflow model `translator` of the (finished) training run `run_id`;
-    returns its model id. With `data_dir` (the tokenized splits), the train and valid splits are
+    returns its model id. With `data_dir` (the split stage's folder), the train and valid splits are
     recorded as the run's dataset inputs. The model is tagged with the corpus md5 from data.dvc."""
     import mlflow
     import pandas as pd
@@ -69,7 +69,7 @@ def log_translator(run_id: str, model_file: Path, data_dir: Path | None = None) 
     from attention_lab.data.splits import load_split
 
     tracker = tracking.client()
-    run = mlflow_run.Run(tracker, run_id)
+    run = tracking_run.Run(tracker, run_id)
     if data_dir is not None:
         for split, context in (("train", "training"), ("valid", "validation")):
             run.log_dataset(load_split(data_dir, split), split, Path(data_dir) / f"{split}.parquet", context)
@@ -104,7 +104,7 @@ def candidate(tracker: Any, run_id: str, metric: str) -> Candidate:
     except Exception:
         raise tracking.TrackingError(f"MLflow run {run_id} not found at "
                                      f"{tracking.redact(tracker.tracking_uri)!r}") from None
-    model_id = mlflow_run.Run(tracker, run_id).logged_model_id()
+    model_id = tracking_run.Run(tracker, run_id).logged_model_id()
     if model_id is None:
         raise tracking.TrackingError(f"MLflow run {run_id} ({run.info.run_name}) logged no model: "
                                      "train with the train_seq2seq stage, which logs one")

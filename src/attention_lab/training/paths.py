@@ -12,7 +12,7 @@ from attention_lab.data.tokenizer_training import build_tokenizer
 
 @dataclass(frozen=True)
 class TrainPaths:
-    data: Path  # tokenized splits
+    data: Path  # the split stage's train, valid and test files
     tokenizer: Path  # tokenizer.json
     out: Path  # model.pt, mlflow_run.json
     reports: Path  # history.csv, metrics.json
