@@ -26,7 +26,7 @@ from attention_lab.tracking import store as tracking
 from attention_lab.tracking.record import record_training
 from attention_lab.training.callbacks import History
 from attention_lab.training.datamodule import TranslationDataModule
-from attention_lab.training.mlflow_logger import make_logger
+from attention_lab.tracking.lightning_logger import make_logger
 from attention_lab.training.module import DivergedError, Seq2SeqModule
 from attention_lab.training.paths import TrainPaths
 from attention_lab.training.resume import ResumeState, Start
