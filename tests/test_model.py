@@ -3,7 +3,8 @@ import itertools
 import pytest
 import torch
 
-from attention_lab.data.special_tokens import PAD_ID, RESERVED, Vocab
+from attention_lab.data.special_tokens import PAD_ID, RESERVED
+from attention_lab.data.word_vocab import Vocab
 from attention_lab.data.tokenizer import Tokenizer, TokenizerParams, WordCodec
 from attention_lab.inference.model_file import load_model, save_model
 from attention_lab.model.loss import token_loss

@@ -13,7 +13,8 @@ from corpus_factory import NAMES, pairs
 
 from attention_lab.config import ConfigError, from_mapping, to_dict
 from attention_lab.data.cleaning import clean, normalize_words
-from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID, RESERVED, UNK, UNK_ID, Vocab
+from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID, RESERVED, UNK, UNK_ID
+from attention_lab.data.word_vocab import Vocab
 from attention_lab.data.splits import split_by_source
 from attention_lab.data.tokenizer import SubwordParams, Tokenizer, TokenizerParams, WordCodec, WordParams
 from attention_lab.data.tokenizer_training import build_tokenizer, train_subword

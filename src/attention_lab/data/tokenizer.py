@@ -27,7 +27,8 @@ import sentencepiece as spm
 from attention_lab.atomic import write_json
 from attention_lab.config import ConfigError, from_mapping, param, to_dict
 from attention_lab.data.cleaning import clean, detokenize_words, normalize_words
-from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID, RESERVED, Vocab
+from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID, RESERVED
+from attention_lab.data.word_vocab import Vocab
 from attention_lab.errors import UserError
 
 FORMAT = "attention-lab/tokenizer"

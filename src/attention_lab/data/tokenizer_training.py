@@ -9,7 +9,8 @@ import sentencepiece as spm
 
 from attention_lab.config import ConfigError
 from attention_lab.data.cleaning import clean, normalize_words
-from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID, RESERVED, UNK, UNK_ID, Vocab
+from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID, RESERVED, UNK, UNK_ID
+from attention_lab.data.word_vocab import Vocab
 from attention_lab.data.tokenizer import (
     SubwordCodec,
     SubwordParams,
