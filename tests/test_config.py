@@ -138,3 +138,15 @@ def test_search_settings_are_bounded_naming_the_key(key, value, message):
 
     with pytest.raises(ConfigError, match=rf"^evaluate\.search\.{key}: {message}"):
         from_mapping(SearchParams, {key: value}, "evaluate.search")
+
+
+@pytest.mark.parametrize("section, values, message", [
+    ("evaluate", {"length_buckets": [0, 4]}, "evaluate.length_buckets: a sentence has at least one word"),
+    ("train_nw", {"test_step": 1e-12}, "train_nw.test_step: at most 10 million test points"),
+])
+def test_sizes_that_would_mislead_or_exhaust_memory_are_refused_naming_the_key(section, values, message):
+    from attention_lab.evaluation.report import EvaluateParams
+    from attention_lab.nw.data import NWParams
+
+    with pytest.raises(ConfigError, match=message):
+        from_mapping({"evaluate": EvaluateParams, "train_nw": NWParams}[section], values, section)

@@ -35,6 +35,8 @@ class EvaluateParams:
     def validate(self) -> None:
         if list(self.length_buckets) != sorted(set(self.length_buckets)) or not self.length_buckets:
             raise ValueError(f"length_buckets: expected increasing bounds, got {list(self.length_buckets)}")
+        if self.length_buckets[0] < 1:
+            raise ValueError(f"length_buckets: a sentence has at least one word, got {list(self.length_buckets)}")
 
 
 def bucket_label(length: int, bounds: Sequence[int]) -> str:

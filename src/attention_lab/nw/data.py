@@ -34,6 +34,9 @@ class NWParams:
     def validate(self) -> None:
         if len(set(self.kernels)) != len(self.kernels):
             raise ValueError(f"kernels: listed twice in {list(self.kernels)}")
+        if self.x_max / self.test_step > 1e7:  # the test inputs, and a (Q, K) weight table per estimator
+            raise ValueError(f"test_step: at most 10 million test points, got x_max / test_step = "
+                             f"{self.x_max / self.test_step:.3g}")
         if self.bandwidth_min >= self.bandwidth_max:
             raise ValueError(f"bandwidth_max: must be > bandwidth_min ({self.bandwidth_min}), "
                              f"got {self.bandwidth_max}")
