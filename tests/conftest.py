@@ -20,6 +20,12 @@ TINY_TRANSFORMER = {"arch": "transformer", "tie_embeddings": "all",
                     "transformer": {"layers": 2, "heads": 2, "model_size": 32, "ffn_size": 64, "dropout": 0.0}}
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The end-to-end module first: under `make test` (pytest-xdist, a file to a worker) the
+    longest file then starts at once instead of finishing last."""
+    items.sort(key=lambda item: item.get_closest_marker("e2e") is None)  # stable: order within kept
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _one_thread() -> None:
     """Tiny models run fastest on one thread, and two threads on a busy 2-core machine spin
