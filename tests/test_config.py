@@ -131,7 +131,8 @@ def test_a_seed_numpy_or_lightning_would_refuse_is_refused_naming_the_key(tmp_pa
     assert load_section(path, section, cls).seed == 2**32 - 1
 
 
-@pytest.mark.parametrize("key, value, message", [("beam_size", 65, "must be <= 64"), ("batch_size", 4097, "must be <= 4096"),
+@pytest.mark.parametrize("key, value, message", [("beam_size", 65, "must be <= 64"),
+                                                 ("batch_size", 4097, "must be <= 4096"),
                                                  ("max_source_pieces", 0, "must be >= 1")])
 def test_search_settings_are_bounded_naming_the_key(key, value, message):
     from attention_lab.inference.translator import SearchParams

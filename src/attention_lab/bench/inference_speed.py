@@ -52,4 +52,5 @@ def startup(model_dir: Path) -> dict:
     torch_seconds, _ = timed_subprocess("import torch")
     return {"translate_go_seconds": round(seconds, 2), "import_torch_seconds": round(torch_seconds, 2),
             "translate_over_import_torch": round(seconds / torch_seconds, 2),
-            "translation": out.strip().splitlines()[0], "training_stack_imported": json.loads(out.strip().splitlines()[-1])}
+            "translation": out.strip().splitlines()[0],
+            "training_stack_imported": json.loads(out.strip().splitlines()[-1])}

@@ -19,5 +19,6 @@ def cpu_name() -> str:
 
 
 def machine(device: torch.device) -> dict:
+    gpu = torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"
     return {"cpu": cpu_name(), "cpu_cores": os.cpu_count(), "torch_threads": torch.get_num_threads(),
-            "torch": torch.__version__, "device": torch.cuda.get_device_name(device) if device.type == "cuda" else "cpu"}
+            "torch": torch.__version__, "device": gpu}

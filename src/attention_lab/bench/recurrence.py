@@ -85,9 +85,9 @@ def main() -> None:
     if not isinstance(decoder, BahdanauDecoder) or params.rnn != "gru" or params.attention != "additive":
         raise SystemExit("the hand-written backward serves a Bahdanau decoder with a GRU and additive attention")
     results = [time_shape(decoder, params, vocab, shape, args.repeats, args.steps) for shape in SHAPES]
-    print(json.dumps({**machine(torch.device("cpu")), "embed_size": params.embed_size, "hidden_size": params.hidden_size,
-                      "num_layers": params.num_layers, "vocab": vocab, "repeats": args.repeats,
-                      "steps": args.steps, "shapes": results}, indent=1))
+    print(json.dumps({**machine(torch.device("cpu")), "embed_size": params.embed_size,
+                      "hidden_size": params.hidden_size, "num_layers": params.num_layers, "vocab": vocab,
+                      "repeats": args.repeats, "steps": args.steps, "shapes": results}, indent=1))
 
 
 if __name__ == "__main__":
