@@ -18,8 +18,8 @@ from attention_lab.tracking.run_file import read_run_file
 
 
 def main() -> None:
-    args = stage_args(__doc__, model="folder of model.pt and mlflow_run.json", data="folder of the split stage's splits",
-                      out="folder for the reports")
+    args = stage_args(__doc__, model="folder of model.pt and mlflow_run.json",
+                      data="folder of the split stage's splits", out="folder for the reports")
     params = load_section(args.params, "evaluate", EvaluateParams)
     mlflow = load_section(args.params, "mlflow", tracking.MlflowParams)
     training = tracking_run.Run.resume(mlflow, read_run_file(args.model))

@@ -3,13 +3,15 @@
 Both stop each sentence at `<eos>` or at its own length limit, never emit `<pad>`, `<bos>` or the
 ids in `forbid`, and return the attention weights of the chosen hypothesis, so heatmaps work for
 beam output too: the maps' average per step, or with `maps=True` every map (a Transformer's 12
-maps per step cost 12 times the memory, so only heatmaps ask for them). Sentences never interact: a batch decodes exactly as its sentences would one at
-a time. Scores are log-probabilities under the model's full distribution: forbidding a token
-does not renormalise over the others.
+maps per step cost 12 times the memory, so only heatmaps ask for them). Sentences never
+interact: a batch decodes exactly as its sentences would one at a time. Scores are
+log-probabilities under the model's full distribution: forbidding a token does not renormalise
+over the others.
 
 Shapes use the package notation (B sentences, W beam width, N = B·W hypothesis rows, S source
 steps, T output steps, V vocabulary, R attention maps per step: 1 for a recurrent decoder, one
-per layer and head for the Transformer, or 1 for their average); `n` counts the open rows and `k` the candidates per row.
+per layer and head for the Transformer, or 1 for their average); `n` counts the open rows and
+`k` the candidates per row.
 """
 
 from __future__ import annotations
