@@ -5,7 +5,8 @@ from attention_lab.errors import run_main
 from attention_lab.stage import stage_args
 from attention_lab.tracking.store import MlflowParams
 from attention_lab.training.paths import TrainPaths
-from attention_lab.training.run import Seq2SeqParams, train_seq2seq
+from attention_lab.training.params import Seq2SeqParams
+from attention_lab.training.run import train_seq2seq
 
 
 def main() -> None:

@@ -60,7 +60,8 @@ def train_tiny(root: Path, vocab: dict, overrides: dict | None = None) -> Path:
     from attention_lab.data.tokenizer import TokenizerParams
     from attention_lab.tracking.store import MlflowParams
     from attention_lab.training.paths import prepare_data
-    from attention_lab.training.run import Seq2SeqParams, train_seq2seq
+    from attention_lab.training.params import Seq2SeqParams
+    from attention_lab.training.run import train_seq2seq
 
     paths = prepare_data(write_zip(root / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1),
                          root, from_mapping(TokenizerParams, vocab, "train_tokenizer"))

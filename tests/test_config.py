@@ -90,7 +90,7 @@ def test_repository_params_load_into_every_stage():
     from attention_lab.evaluation.report import EvaluateParams
     from attention_lab.nw.data import NWParams
     from attention_lab.tracking.store import MlflowParams
-    from attention_lab.training.run import Seq2SeqParams
+    from attention_lab.training.params import Seq2SeqParams
 
     sections = {"corpus": CorpusParams, "split": SplitParams, "train_tokenizer": TokenizerParams,
                 "train_seq2seq": Seq2SeqParams, "evaluate": EvaluateParams, "heatmaps": HeatmapParams,
@@ -120,7 +120,7 @@ def test_yaml_infinities_in_params_are_refused_naming_file_and_key(tmp_path):
 def test_a_seed_numpy_or_lightning_would_refuse_is_refused_naming_the_key(tmp_path, section, seed):
     from attention_lab.data.splits import SplitParams
     from attention_lab.nw.data import NWParams
-    from attention_lab.training.run import Seq2SeqParams
+    from attention_lab.training.params import Seq2SeqParams
 
     cls = {"split": SplitParams, "train_seq2seq": Seq2SeqParams, "train_nw": NWParams}[section]
     path = tmp_path / "params.yaml"

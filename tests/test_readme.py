@@ -307,7 +307,7 @@ def test_the_d2l_command_trains_d2ls_model_with_d2ls_optimiser(readme):
     from attention_lab.config import from_mapping
     from attention_lab.model.seq2seq import ModelParams
     from attention_lab.training.module import OptimParams
-    from attention_lab.training.run import Seq2SeqParams
+    from attention_lab.training.params import Seq2SeqParams
 
     [argv] = [argv for argv, _ in bash_commands(readme) if "d2l-seed" in argv]
     overrides = [argv[i + 1] for i, arg in enumerate(argv) if arg == "-S"]

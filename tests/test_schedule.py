@@ -16,8 +16,10 @@ from attention_lab.data.tokenizer import TokenizerParams
 from attention_lab.tracking.store import MlflowParams
 from attention_lab.training import run as training
 from attention_lab.training.paths import prepare_data
-from attention_lab.training.run import Seq2SeqParams, train_seq2seq
+from attention_lab.training.params import Seq2SeqParams
+from attention_lab.training.run import train_seq2seq
 from attention_lab.training.schedule import LinearSchedule
+from attention_lab.training.validation_schedule import ValidationSchedule
 
 torch.set_num_threads(1)
 
@@ -173,10 +175,15 @@ def test_a_fixed_length_schedule_plans_the_steps_the_loader_holds(tmp_path, monk
         return trainer, history, schedule
 
     monkeypatch.setattr(training, "build_trainer", counting_trainer)
-    metrics = train_seq2seq(from_mapping(Seq2SeqParams, config, "train_seq2seq"), MlflowParams(enabled=False), paths)
+    params = from_mapping(Seq2SeqParams, config, "train_seq2seq")
+    metrics = train_seq2seq(params, MlflowParams(enabled=False), paths)
     history = pd.read_csv(paths.reports / "history.csv")
     assert len(loader.per_epoch) == 3
-    assert history["planned_steps"].tolist() == [sum(loader.per_epoch)] * 3 == [metrics["steps"]] * 3
+    total, points = sum(loader.per_epoch), params.trainer.validations
+    assert history["planned_steps"].tolist() == [total] * points
+    # Spread evenly over the run, across epoch ends, the last where training ends.
+    assert history["step"].tolist() == [math.ceil(k * total / points) for k in range(1, points + 1)]
+    assert metrics["updates"] == total and metrics["validations"] == points
 
 
 # -- the real thing: a Lightning run whose steps get slower and slower -------------------------------
@@ -212,7 +219,9 @@ def test_budgeted_training_ends_annealed_when_steps_slow_down(tmp_path, monkeypa
 
     def slowing_trainer(*args, **kwargs):
         trainer, history, schedule = build_trainer(*args, **kwargs)
-        schedule.clock = slowing.clock
+        for callback in trainer.callbacks:  # the schedule, the validations' plan, the history's minutes
+            if hasattr(callback, "clock"):
+                callback.clock = slowing.clock
         schedules.append(schedule)
         trainer.callbacks.append(slowing)
         return trainer, history, schedule
@@ -222,17 +231,71 @@ def test_budgeted_training_ends_annealed_when_steps_slow_down(tmp_path, monkeypa
 
     history = pd.read_csv(paths.reports / "history.csv")
     assert {"step", "planned_steps", "lr", "train_seconds"} <= set(history.columns)
-    assert len(history) >= 2 and history["step"].is_monotonic_increasing
+    assert history["step"].is_monotonic_increasing
+    # As many validations as asked for, whatever the speed: the plan kept their time back.
+    assert params.trainer.validations - 1 <= len(history) <= params.trainer.validations
     # The last steps take several times longer than the first: the plan had to shrink.
-    assert slowing.slowdown_s * metrics["steps"] > 2 * slowing.step_s
+    assert slowing.slowdown_s * metrics["updates"] > 2 * slowing.step_s
     peak = params.optim.lr
     lrs = history["lr"].tolist()
     assert all(math.isfinite(lr) and 0 <= lr <= peak for lr in lrs)
     assert lrs[-1] <= 0.05 * peak, f"training ended at {lrs[-1] / peak:.1%} of the peak lr: {lrs}"
-    assert all(a >= b for a, b in zip(lrs[1:], lrs[2:]))  # after the first epoch it only goes down
+    assert all(a >= b for a, b in zip(lrs, lrs[1:]))  # the first validation comes after the warm-up
     last = history.iloc[-1]
-    assert last["planned_steps"] == last["step"] == metrics["steps"]  # the plan ended where training did
+    assert last["planned_steps"] == last["step"] == metrics["updates"]  # the plan ended where training did
+    # Minutes on the run's clock: the budget, give or take the step under way when it ran out.
+    assert last["minutes"] == pytest.approx(budget_minutes, abs=0.005)
     [schedule] = schedules
     assert schedule.schedule.elapsed_s <= budget_minutes * 60  # on time, validation included
     assert metrics["final_lr"] == pytest.approx(lrs[-1], rel=1e-4)  # the CSV keeps 8 decimals
     assert (paths.out / "model.pt").is_file()
+
+
+# -- when to validate ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("total, points", [(100, 16), (65, 16), (7, 16), (16, 16), (1, 3)])
+def test_a_run_of_known_length_validates_at_evenly_spread_steps_the_last_where_it_ends(total, points):
+    plan = ValidationSchedule(points, total_steps=total)
+    steps, step = [], plan.first()
+    while step is not None:
+        steps.append(step)
+        step = plan.after_validation(step)
+    assert steps == sorted(set(steps)) and steps[-1] == total
+    assert len(steps) == min(points, total)
+    gaps = [b - a for a, b in zip([0, *steps], steps)]
+    assert max(gaps) - min(gaps) <= 1  # evenly spread, to the step
+    # A run resumed after any of them plans the same steps from there.
+    for k, done in enumerate(steps[:-1]):
+        resumed = ValidationSchedule(points, total_steps=total)
+        resumed.load_state_dict({"done": k + 1, "validation_s": 0.0})
+        assert resumed.first(done) == steps[k + 1]
+
+
+def simulate_budget(points, budget_s, step_s, validation_s, plan_after=50):
+    """Drive a budget run's validations as `PlannedValidation` does, on a fake clock: the first
+    planned after `plan_after` steps from the speed so far, each later one after a validation.
+    Returns the steps of the validations planned within the budget."""
+    plan, now, step, target, steps = ValidationSchedule(points), 0.0, 0, None, []
+    while now + step_s <= budget_s:
+        step, now = step + 1, now + step_s
+        if step == plan_after:
+            target = plan.plan(step, 1 / step_s, budget_s - now)
+        if target == step:
+            now += validation_s
+            plan.validation_s = validation_s
+            steps.append(step)
+            target = plan.after_validation(step, 1 / step_s, budget_s - now)
+    return steps
+
+
+@pytest.mark.parametrize("step_s", [0.05, 0.2, 0.6])  # a fast, a slow and a very slow machine
+@pytest.mark.parametrize("validation_s", [0.0, 20.0])
+def test_a_budget_run_validates_as_often_on_any_machine(step_s, validation_s):
+    points, budget_s = 16, 1260.0  # 21 minutes
+    steps = simulate_budget(points, budget_s, step_s, validation_s)
+    # The planned ones, and the one that ends the run where the budget does.
+    assert len(steps) + 1 == points
+    gaps = [b - a for a, b in zip(steps, steps[1:])]
+    assert max(gaps) - min(gaps) <= 1
+    end_steps = (budget_s - points * validation_s) / step_s  # training's share, the last validation kept back
+    assert steps[-1] < end_steps and end_steps - steps[-1] == pytest.approx(gaps[-1], rel=0.05, abs=2)

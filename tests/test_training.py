@@ -1,3 +1,4 @@
+import dataclasses
 import json
 import os
 import re
@@ -8,6 +9,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from types import SimpleNamespace
 
+import pandas as pd
 import pytest
 import pytorch_lightning as pl
 import torch
@@ -27,13 +29,15 @@ from attention_lab.training.datamodule import DataParams, TranslationDataModule
 from attention_lab.training.module import DivergedError
 from attention_lab.training.paths import TrainPaths, prepare_data
 from attention_lab.training.resume import ResumeState, Start, fingerprint
-from attention_lab.training.run import Seq2SeqParams, train_seq2seq
+from attention_lab.training.params import Seq2SeqParams
+from attention_lab.training.run import train_seq2seq
 
 TINY = {"data": {"batch_size": 16, "batch_tokens": 300, "val_bleu_size": 12},
         "model": {"embed_size": 16, "hidden_size": 16, "num_layers": 1, "dropout": 0.0},
         "optim": {"lr": 0.01},
         "trainer": {"accelerator": "cpu", "max_epochs": 2, "progress_bar": False, "log_every_n_steps": 2}}
 HISTORY_VALUES = ("epoch", "step", "train_loss", "val_loss", "val_bleu", "lr")  # not timings
+TIMINGS = ("minutes", "tokens_per_s", "train_seconds")  # the metrics a rerun cannot repeat
 
 
 def tiny_params(**sections) -> Seq2SeqParams:
@@ -71,12 +75,12 @@ class Interrupt(BaseException):
     """What a kill looks like to the code after it: no `except Exception` catches it."""
 
 
-class InterruptAt(pl.Callback):
-    def __init__(self, epoch: int, batch: int) -> None:
-        self.epoch, self.batch = epoch, batch
+class InterruptAtStep(pl.Callback):
+    def __init__(self, step: int) -> None:
+        self.step = step
 
     def on_train_batch_start(self, trainer, module, batch, batch_idx) -> None:
-        if trainer.current_epoch == self.epoch and batch_idx == self.batch:
+        if trainer.global_step == self.step:
             raise Interrupt
 
 
@@ -95,10 +99,12 @@ def train_with(paths, params, callbacks, monkeypatch, mlflow=MlflowParams()):
 def test_training_writes_model_reports_and_one_mlflow_run_with_every_param(paths):
     before = {r.info.run_id for r in runs()}
     metrics = train_seq2seq(tiny_params(), MlflowParams(), paths)
-    assert metrics["epochs"] == 2 and metrics["tokens_per_s"] > 0 and metrics["steps"] > 2
+    assert metrics["epochs"] == 2 and metrics["tokens_per_s"] > 0 and metrics["updates"] > 16
     lines = (paths.reports / "history.csv").read_text().splitlines()
-    assert lines[0] == "epoch,step,planned_steps,train_loss,val_loss,val_ppl,val_bleu,tokens_per_s,lr,train_seconds"
-    assert [row["epoch"] for row in history(paths)] == ["1", "2"]
+    assert lines[0] == ("step,minutes,epoch,planned_steps,train_loss,val_loss,val_ppl,val_bleu,tokens_per_s,lr,"
+                        "train_seconds")
+    rows = history(paths)
+    assert len(rows) == metrics["validations"] == 16 and rows[-1]["step"] == str(metrics["updates"])
     loaded = load_model(paths.out / "model.pt")
     assert loaded.tokenizer.params.kind == "subword" and loaded.model.params.hidden_size == 16
     new = [r for r in runs() if r.info.run_id not in before]
@@ -107,9 +113,17 @@ def test_training_writes_model_reports_and_one_mlflow_run_with_every_param(paths
     assert json.loads((paths.out / "mlflow_run.json").read_text())["run_id"] == run.info.run_id
     assert run.info.status == "FINISHED"
     assert {"train/loss", "val/bleu", "val/loss", "val/ppl", "train/tokens_per_s"} <= set(run.data.metrics)
-    # Step losses are logged every `log_every_n_steps` (2) steps, each once.
+    # Step losses are logged every `log_every_n_steps` (2) updates, each once, as train_loss.csv has them.
     loss_steps = [m.step for m in MlflowClient().get_metric_history(run.info.run_id, "train/loss")]
-    assert sorted(loss_steps) == list(range(1, metrics["steps"] + 1, 2))[: metrics["steps"] // 2]
+    assert sorted(loss_steps) == list(range(2, metrics["updates"] + 1, 2))
+    losses = (paths.reports / "train_loss.csv").read_text().splitlines()
+    assert losses[0] == "step,minutes,loss,lr"
+    assert [int(line.split(",")[0]) for line in losses[1:]] == sorted(loss_steps)
+    # Every validation is a point of MLflow's curves, at the step of its history row.
+    for metric, column in (("val/bleu", "val_bleu"), ("val/loss", "val_loss"), ("train/mean_loss", "train_loss")):
+        points = sorted((m.step, m.value) for m in MlflowClient().get_metric_history(run.info.run_id, metric))
+        assert [s for s, _ in points] == [int(r["step"]) for r in rows]
+        assert [v for _, v in points] == pytest.approx([float(r[column]) for r in rows], rel=1e-6)
     params = run.data.params
     assert params["train_seq2seq.model.hidden_size"] == "16" and params["train_seq2seq.optim.lr"] == "0.01"
     assert params["split.valid_fraction"] == "0.1" and params["train_tokenizer.kind"] == "subword"
@@ -118,6 +132,47 @@ def test_training_writes_model_reports_and_one_mlflow_run_with_every_param(paths
     config = MlflowClient().download_artifacts(run.info.run_id, "config/train_seq2seq.json")
     assert json.loads(Path(config).read_text())["train_seq2seq"]["model"]["hidden_size"] == 16
     assert not paths.checkpoints.exists()  # a finished run keeps no resume state
+
+
+def trained_weights_and_metrics(paths: TrainPaths, params: Seq2SeqParams) -> tuple[dict, dict, str, str]:
+    """(model.pt's tensors, metrics.json without timings, history.csv, train_loss.csv) of a run."""
+    metrics = train_seq2seq(params, MlflowParams(enabled=False), paths)
+    weights = torch.load(paths.out / "model.pt", weights_only=True)["state_dict"]
+    untimed = {k: v for k, v in metrics.items() if k not in TIMINGS}
+    curves = [pd.read_csv(paths.reports / name).drop(columns=list(TIMINGS), errors="ignore").to_csv()
+              for name in ("history.csv", "train_loss.csv")]
+    return weights, untimed, *curves
+
+
+def test_an_exact_update_budget_trains_the_same_model_to_the_bit_and_another_seed_does_not(paths):
+    budget = tiny_params(trainer={"budget_updates": 37, "max_epochs": 1},  # max_epochs is not what stops it
+                         optim={"schedule": "linear", "warmup_steps": 5})
+    first = trained_weights_and_metrics(paths, budget)
+    again = trained_weights_and_metrics(paths, budget)
+    assert first[1]["updates"] == 37 and first[1]["validations"] == budget.trainer.validations
+    # The schedule planned over exactly 37: warm-up 5, then 32 equal steps down, the last at 1/32 of the peak.
+    assert first[1]["final_lr"] == pytest.approx(budget.optim.lr / 32)
+    assert first[0].keys() == again[0].keys()
+    assert all(torch.equal(first[0][k], again[0][k]) for k in first[0])  # every tensor, bit for bit
+    assert first[1:] == again[1:]  # the same metrics and curves, timings aside
+    other = trained_weights_and_metrics(paths, dataclasses.replace(budget, seed=1))
+    assert any(not torch.equal(first[0][k], other[0][k]) for k in first[0])
+    assert other[1]["updates"] == 37 and other[2] != first[2]
+
+
+@pytest.mark.parametrize("trainer, optim, message", [
+    ({"budget_minutes": 2.0, "budget_updates": 100}, {"schedule": "linear"},
+     "train_seq2seq.trainer.budget_updates: set one of trainer.budget_minutes (2.0) and trainer.budget_updates "
+     "(100), not both"),
+    ({"budget_updates": 100}, {"schedule": "cosine"},
+     "train_seq2seq.optim.schedule: trainer.budget_updates needs the linear schedule, got 'cosine'"),
+    ({"budget_updates": 0}, {}, "train_seq2seq.trainer.budget_updates: must be >= 1, got 0"),
+    ({"validations": 0}, {}, "train_seq2seq.trainer.validations: must be >= 1, got 0"),
+])
+def test_budget_and_validation_keys_are_validated(trainer, optim, message):
+    with pytest.raises(ConfigError) as error:
+        tiny_params(trainer=trainer, optim=optim)
+    assert str(error.value) == message
 
 
 def test_a_finished_run_is_never_resumed_a_rerun_trains_afresh(paths, monkeypatch):
@@ -132,20 +187,27 @@ def test_a_finished_run_is_never_resumed_a_rerun_trains_afresh(paths, monkeypatc
 
 
 def test_killed_run_resumes_and_continues_the_same_history(paths, monkeypatch):
-    params = tiny_params(trainer={"max_epochs": 4})
+    params = tiny_params(trainer={"max_epochs": 4, "validations": 7})  # validations fall within epochs
     train_seq2seq(params, MlflowParams(), paths)
     uninterrupted = history(paths)
-    with pytest.raises(Interrupt):  # mid-epoch 3, after epoch 2's checkpoint
-        train_with(paths, params, [InterruptAt(epoch=2, batch=3)], monkeypatch)
+    uninterrupted_model = torch.load(paths.out / "model.pt", weights_only=True)["state_dict"]
+    # A validation that is not the end of its epoch, where the next one is in the same epoch.
+    within = next(int(row["step"]) for row, after in zip(uninterrupted[1:], uninterrupted[2:])
+                  if row["epoch"] == after["epoch"] and int(after["step"]) - int(row["step"]) > 2)
+    with pytest.raises(Interrupt):  # two batches after that validation's checkpoint
+        train_with(paths, params, [InterruptAtStep(within + 2)], monkeypatch)
     assert not (paths.reports / "history.csv").exists()  # no partial output, but the resume state stays
     state = json.loads((paths.checkpoints / "run.json").read_text())
     assert not state["finished"] and (paths.checkpoints / "last.ckpt").is_file()
+    resumed_at = torch.load(paths.checkpoints / "last.ckpt", weights_only=True)["global_step"]
+    assert resumed_at == within
     counter = StepCounter()
     train_with(paths, params, [counter], monkeypatch)
-    assert history(paths) == uninterrupted  # epochs 1-2 from the checkpoint, 3-4 trained
-    steps_per_epoch = int(uninterrupted[0]["step"])
-    assert counter.steps == int(uninterrupted[-1]["step"]) - int(uninterrupted[1]["step"])
-    assert counter.steps < int(uninterrupted[-1]["step"]) - steps_per_epoch  # not restarted
+    # The same batches in the same order: the resumed epoch leaves out those it had trained.
+    assert history(paths) == uninterrupted
+    assert counter.steps == int(uninterrupted[-1]["step"]) - resumed_at  # not one batch again
+    resumed_model = torch.load(paths.out / "model.pt", weights_only=True)["state_dict"]
+    assert all(torch.equal(uninterrupted_model[k], resumed_model[k]) for k in uninterrupted_model)
     assert json.loads((paths.out / "mlflow_run.json").read_text())["run_id"] == state["mlflow_run_id"]
 
 
@@ -156,13 +218,14 @@ def test_a_code_change_starts_fresh(paths, monkeypatch, tmp_path):
     before = fingerprint({"a": 1}, [], package)
     (package / "model.py").write_text("x = 1\n# a comment\n")
     assert fingerprint({"a": 1}, [], package) != before
-    params = tiny_params(trainer={"max_epochs": 3})
+    params = tiny_params(trainer={"max_epochs": 3, "validations": 3})
     with pytest.raises(Interrupt):
-        train_with(paths, params, [InterruptAt(epoch=2, batch=1)], monkeypatch)
+        train_with(paths, params, [InterruptAtStep(20)], monkeypatch)
+    assert (paths.checkpoints / "last.ckpt").is_file()  # there was something to resume
     monkeypatch.setattr("attention_lab.training.run.fingerprint", lambda *args: "other code")
     counter = StepCounter()
     train_with(paths, params, [counter], monkeypatch)
-    assert [row["epoch"] for row in history(paths)] == ["1", "2", "3"]
+    assert len(history(paths)) == 3
     assert counter.steps == int(history(paths)[-1]["step"])  # every step trained again
 
 
@@ -249,8 +312,8 @@ def test_a_server_lost_mid_training_costs_no_model_and_a_rerun_records_the_run_w
         recorded = read_run_file(paths.out)
         assert recorded.run_id == run_id and recorded.model_id == Run(client, run_id).logged_model_id() is not None
         assert run.info.status == "FINISHED" and "val/bleu" in run.data.metrics  # logged before the server went
-        assert {a.path for a in client.list_artifacts(run_id, "reports")} == {"reports/history.csv",
-                                                                                "reports/metrics.json"}
+        assert {a.path for a in client.list_artifacts(run_id, "reports")} == {
+            "reports/history.csv", "reports/train_loss.csv", "reports/metrics.json"}
         assert client.list_artifacts(run_id, "config")[0].path == "config/train_seq2seq.json"
     assert {path: path.read_bytes() for path in outputs} == trained
     assert metrics == json.loads(trained[paths.reports / "metrics.json"])
@@ -287,7 +350,8 @@ def test_steps_per_epoch_are_the_train_loaders_batches_on_every_rank(paths):
     datamodule.setup("fit")
     for world_size in (1, 2):
         for rank in range(world_size):
-            datamodule.trainer = SimpleNamespace(world_size=world_size, global_rank=rank)
+            datamodule.trainer = SimpleNamespace(world_size=world_size, global_rank=rank,
+                                                 fit_loop=SimpleNamespace(restarting=False))
             loader = datamodule.train_dataloader()
             batches = []
             for epoch in range(3):
@@ -426,4 +490,4 @@ def test_bf16_mixed_precision_trains_with_gradient_clipping(paths):
     # that unscales them itself (a fused Adam), so this failed on the first step on an H100.
     params = tiny_params(trainer={"precision": "bf16-mixed", "max_epochs": 1}, optim={"grad_clip": 0.5})
     metrics = train_seq2seq(params, MlflowParams(enabled=False), paths)
-    assert metrics["steps"] > 0 and metrics["train_loss"] > 0 and load_model(paths.out / "model.pt")
+    assert metrics["updates"] > 0 and metrics["train_loss"] > 0 and load_model(paths.out / "model.pt")

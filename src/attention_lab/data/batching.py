@@ -96,6 +96,7 @@ class TokenBatchSampler(Sampler[list[int]]):
         self.num_replicas, self.rank = num_replicas, rank
         self.epoch = 0
         self._cache: tuple[int, list[list[int]]] | None = None
+        self._resume: tuple[int, int] = (-1, 0)  # (epoch, its batches already trained)
 
     @property
     def sampler(self) -> TokenBatchSampler:
@@ -105,6 +106,11 @@ class TokenBatchSampler(Sampler[list[int]]):
 
     def set_epoch(self, epoch: int) -> None:
         self.epoch = epoch
+
+    def resume(self, epoch: int, done: int) -> None:
+        """Leave out the first `done` batches of `epoch`: a run resumed from a checkpoint taken
+        within it goes on with the batches it had not trained, as the uninterrupted run did."""
+        self._resume = (epoch, done)
 
     def batches(self) -> list[list[int]]:
         """This process's batches for the current epoch (computed once per epoch)."""
@@ -129,8 +135,12 @@ class TokenBatchSampler(Sampler[list[int]]):
         batches = [batches[i] for i in rng.permutation(len(batches))]
         return split_evenly(batches, self.num_replicas)[self.rank :: self.num_replicas]
 
+    def _left(self) -> list[list[int]]:
+        epoch, done = self._resume
+        return self.batches()[done:] if epoch == self.epoch else self.batches()
+
     def __iter__(self) -> Iterator[list[int]]:
-        yield from self.batches()
+        yield from self._left()
 
     def __len__(self) -> int:
-        return len(self.batches())
+        return len(self._left())

@@ -1,5 +1,5 @@
-"""Lightning extensions: the learning-rate schedule over steps or a time budget, the per-epoch
-history file, and crash-safe checkpoint writes."""
+"""Lightning extensions: the learning-rate schedule over steps or a time budget, validation at
+planned steps, the learning-curve files, and crash-safe checkpoint writes."""
 
 from __future__ import annotations
 
@@ -15,9 +15,13 @@ from pytorch_lightning.plugins.io import TorchCheckpointIO
 
 from attention_lab.atomic import atomic_path, write_text
 from attention_lab.training.schedule import LinearSchedule
+from attention_lab.training.validation_schedule import ValidationSchedule
 
-HISTORY_COLUMNS = ("epoch", "step", "planned_steps", "train_loss", "val_loss", "val_ppl", "val_bleu",
+# One row per validation, and one per logging step of the training loss (`trainer.log_every_n_steps`).
+HISTORY_COLUMNS = ("step", "minutes", "epoch", "planned_steps", "train_loss", "val_loss", "val_ppl", "val_bleu",
                    "tokens_per_s", "lr", "train_seconds")
+TRAIN_LOSS_COLUMNS = ("step", "minutes", "loss", "lr")
+NEVER = 2**62  # a validation step no run reaches
 
 
 class ScheduleCallback(pl.Callback):
@@ -30,8 +34,7 @@ class ScheduleCallback(pl.Callback):
         self.schedule, self.clock = schedule, clock
         self.last_lr = math.nan
         self.peak_lrs: list[float] = []
-        self._validation_s = 0.0
-        self._validation_start = 0.0
+        self.reserve_s = 0.0  # budget seconds kept for the validations to come (`PlannedValidation`)
 
     def on_train_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         self.peak_lrs = [group.get("initial_lr", group["lr"]) for group in trainer.optimizers[0].param_groups]
@@ -41,7 +44,7 @@ class ScheduleCallback(pl.Callback):
 
     def on_train_batch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule, batch: Any,
                              batch_idx: int) -> None:
-        factor = self.schedule.factor(self.clock(), reserve_s=self._validation_s)
+        factor = self.schedule.factor(self.clock(), reserve_s=self.reserve_s)
         for group, peak in zip(trainer.optimizers[0].param_groups, self.peak_lrs):
             group["lr"] = peak * factor
         self.last_lr = self.peak_lrs[0] * factor
@@ -51,12 +54,8 @@ class ScheduleCallback(pl.Callback):
         if self.schedule.done():
             trainer.should_stop = True
 
-    def on_validation_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        self._validation_start = self.clock()
-
     def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        if not trainer.sanity_checking:
-            self._validation_s = self.clock() - self._validation_start
+        self.schedule.restart_rate()  # the pause is validation, not a slower machine
 
     def state_dict(self) -> dict[str, Any]:
         return {"schedule": self.schedule.state_dict(), "peak_lrs": self.peak_lrs, "last_lr": self.last_lr}
@@ -66,22 +65,104 @@ class ScheduleCallback(pl.Callback):
         self.peak_lrs, self.last_lr = list(state_dict["peak_lrs"]), float(state_dict["last_lr"])
 
 
-class History(pl.Callback):
-    """Writes one CSV row per validation (a DVC plot) from the metrics the module logged.
+class PlannedValidation(pl.Callback):
+    """Validates after the steps a `ValidationSchedule` plans, across epochs (the Trainer runs with
+    `check_val_every_n_epoch=None`), and keeps the budget's reserve for the validations to come.
 
-    `lr` is the rate the epoch's last optimizer step used (read before any scheduler steps).
-    Its rows travel in checkpoints, so a resumed run continues the same history.
+    Lightning validates after the run's batch i when (i + 1) % `trainer.val_check_batch` == 0; the
+    plan's next step itself, always beyond the current one, is the first multiple there. Every rank
+    takes rank 0's plan, so that all run each validation together."""
+
+    PLAN_AFTER = 50  # updates before a budget run plans its first validation from a measured speed
+
+    def __init__(self, plan: ValidationSchedule, schedule: ScheduleCallback | None = None,
+                 clock: Any = time.perf_counter) -> None:
+        self.plan, self.schedule, self.clock = plan, schedule, clock
+        self._mark = (0, 0.0)  # (step, time) where the current stretch of training began
+        self._validation_start = 0.0
+
+    def _aim(self, trainer: pl.Trainer, step: int | None) -> None:
+        step = trainer.strategy.broadcast(step, src=0)
+        trainer.val_check_batch = NEVER if step is None else step
+        if self.schedule is not None:
+            self.schedule.reserve_s = self.plan.reserve_s()
+
+    def on_train_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        self._mark = (trainer.global_step, self.clock())
+        self._aim(trainer, self.plan.first(trainer.global_step))
+
+    def on_train_batch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule, outputs: Any, batch: Any,
+                           batch_idx: int) -> None:
+        if self.plan.total_steps is None and self.plan.done == 0 and trainer.global_step == self.PLAN_AFTER:
+            now = self.clock()
+            self._aim(trainer, self.plan.plan(trainer.global_step, *self._budget_speed(trainer, now, now)))
+
+    def on_validation_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        self._validation_start = self.clock()
+
+    def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        if trainer.sanity_checking:
+            return
+        now = self.clock()
+        self.plan.validation_s = now - self._validation_start
+        rate, left = self._budget_speed(trainer, self._validation_start, now)
+        self._mark = (trainer.global_step, now)
+        self._aim(trainer, self.plan.after_validation(trainer.global_step, rate, left))
+
+    def _budget_speed(self, trainer: pl.Trainer, training_end: float,
+                      now: float) -> tuple[float | None, float | None]:
+        """(updates per second of training since the last validation, until `training_end`; budget
+        seconds left at `now`), or Nones for a run of known length."""
+        if self.schedule is None or self.schedule.schedule.budget_s is None:
+            return None, None
+        step, since = self._mark
+        rate = (trainer.global_step - step) / (training_end - since) if training_end > since else None
+        return rate, self.schedule.schedule.budget_s - self.schedule.schedule.seconds(now)
+
+    def state_dict(self) -> dict[str, Any]:
+        return self.plan.state_dict()
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        self.plan.load_state_dict(state_dict)
+
+
+class History(pl.Callback):
+    """The learning curves, as DVC plots: `history.csv`, one row per validation (from the metrics
+    the module logged), and `train_loss.csv`, the training loss at every logging step. Both are
+    rewritten at each validation and at the end, and their rows travel in checkpoints, so a
+    resumed run continues the same curves. `minutes` is wall-clock time since training began
+    (validation and earlier sessions of a resumed run included), as the budget counts it.
+
+    `lr` is the rate the last optimizer step used (read before any scheduler steps). On several
+    processes the training loss is rank 0's batches'.
     """
 
-    def __init__(self, path: str | Path, schedule: ScheduleCallback | None = None) -> None:
-        self.path, self.schedule = Path(path), schedule
+    def __init__(self, folder: str | Path, schedule: ScheduleCallback | None = None,
+                 clock: Any = time.perf_counter) -> None:
+        self.folder, self.schedule, self.clock = Path(folder), schedule, clock
         self.rows: list[dict[str, float]] = []
+        self.losses: list[dict[str, float]] = []
         self._lr = math.nan
+        self._started = 0.0
+
+    def _minutes(self) -> float:
+        return round((self.clock() - self._started) / 60, 4)
+
+    def _last_lr(self) -> float:
+        return self.schedule.last_lr if self.schedule else self._lr
+
+    def on_train_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        earlier = max([row["minutes"] for row in self.rows + self.losses] or [0.0])
+        self._started = self.clock() - earlier * 60
 
     def on_train_batch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule, outputs: Any, batch: Any,
                            batch_idx: int) -> None:
         if self.schedule is None:
             self._lr = trainer.optimizers[0].param_groups[0]["lr"]
+        if trainer.is_global_zero and trainer.global_step % trainer.log_every_n_steps == 0:
+            loss = outputs["loss"] if isinstance(outputs, dict) else outputs
+            self.losses.append({"step": trainer.global_step, "minutes": self._minutes(),
+                                "loss": float(loss), "lr": self._last_lr()})
 
     def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         if trainer.sanity_checking or not trainer.is_global_zero:
@@ -89,28 +170,36 @@ class History(pl.Callback):
         metrics = {k: float(v) for k, v in trainer.callback_metrics.items()}
         plan = self.schedule.schedule if self.schedule else None
         self.rows.append({
-            "epoch": trainer.current_epoch + 1, "step": trainer.global_step,
+            "step": trainer.global_step, "minutes": self._minutes(), "epoch": trainer.current_epoch + 1,
             "planned_steps": plan.planned_steps if plan else math.nan,
-            "train_loss": metrics.get("train/epoch_loss", math.nan),
+            "train_loss": metrics.get("train/mean_loss", math.nan),
             "val_loss": metrics["val/loss"], "val_ppl": metrics["val/ppl"], "val_bleu": metrics["val/bleu"],
-            "tokens_per_s": metrics.get("train/tokens_per_s", math.nan),
-            "lr": self.schedule.last_lr if self.schedule else self._lr,
+            "tokens_per_s": metrics.get("train/tokens_per_s", math.nan), "lr": self._last_lr(),
             "train_seconds": metrics.get("train/seconds", math.nan)})
         self.write()
 
+    def on_train_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        if trainer.is_global_zero:
+            self.write()
+
     def write(self) -> None:
-        buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=HISTORY_COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        for row in self.rows:
-            writer.writerow({k: (round(v, 8) if isinstance(v, float) else v) for k, v in row.items()})
-        write_text(self.path, buffer.getvalue())
+        write_csv(self.folder / "history.csv", HISTORY_COLUMNS, self.rows)
+        write_csv(self.folder / "train_loss.csv", TRAIN_LOSS_COLUMNS, self.losses)
 
     def state_dict(self) -> dict[str, Any]:
-        return {"rows": self.rows}
+        return {"rows": self.rows, "losses": self.losses}
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        self.rows = list(state_dict["rows"])
+        self.rows, self.losses = list(state_dict["rows"]), list(state_dict["losses"])
+
+
+def write_csv(path: Path, columns: tuple[str, ...], rows: list[dict[str, float]]) -> None:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: (round(v, 8) if isinstance(v, float) else v) for k, v in row.items()})
+    write_text(path, buffer.getvalue())
 
 
 class AtomicCheckpointIO(TorchCheckpointIO):

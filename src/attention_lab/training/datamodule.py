@@ -99,7 +99,12 @@ class TranslationDataModule(pl.LightningDataModule):
                           persistent_workers=self.params.num_workers > 0)
 
     def train_dataloader(self) -> DataLoader:
-        return self._loader(self.train_pairs, self.train_sampler(*self._replicas()), collate_pairs)
+        sampler = self.train_sampler(*self._replicas())
+        if self.trainer is not None and self.trainer.fit_loop.restarting:
+            # Validation (and so the checkpoint a run resumes from) falls within epochs; Lightning
+            # restarts the loader of the interrupted epoch, whose trained batches are left out here.
+            sampler.resume(self.trainer.current_epoch, self.trainer.fit_loop.epoch_loop.batch_progress.current.completed)
+        return self._loader(self.train_pairs, sampler, collate_pairs)
 
     def val_dataloader(self) -> list[DataLoader]:
         valid = self._sampler(pair_lengths(self.valid_pairs), False, *self._replicas())

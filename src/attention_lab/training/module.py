@@ -2,9 +2,10 @@
 optimizer, logged metrics.
 
 Logged: `train/loss` (every `trainer.log_every_n_steps` steps, when the logger records it), and
-after every validation `train/epoch_loss`, `train/tokens_per_s` (d2l's throughput: non-padding
-target tokens per second of training), `val/loss`, `val/ppl` and `val/bleu` (greedy, through the
-same `Translator` as `evaluate`; sacrebleu's corpus BLEU, 0-100).
+after every validation `train/mean_loss` and `train/tokens_per_s` (d2l's throughput: non-padding
+target tokens per second of training), both over the training since the previous validation,
+`val/loss`, `val/ppl` and `val/bleu` (greedy, through the same `Translator` as `evaluate`;
+sacrebleu's corpus BLEU, 0-100).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ class OptimParams:
     weight_decay: float = param(0.0, ge=0)
     label_smoothing: float = param(0.0, ge=0, lt=1)
     grad_clip: float | None = param(1.0, gt=0)  # max gradient norm (d2l clips at 1); null = off
-    # linear: warm-up, then linear decay to 0 over max_epochs, or over trainer.budget_minutes when set;
+    # linear: warm-up, then linear decay to 0 over max_epochs, trainer.budget_updates or trainer.budget_minutes;
     # cosine: over max_epochs; plateau: halve lr when val/bleu stalls.
     schedule: Literal["none", "linear", "cosine", "plateau"] = "none"
     warmup_steps: int = param(0, ge=0)  # linear schedule only
@@ -71,30 +72,35 @@ class Seq2SeqModule(pl.LightningModule):
         self.val_loss = MeanMetric()
         self.val_bleu = CorpusBLEU()
         self._pending: list[tuple[int, int, Tensor]] = []  # (epoch, step, loss is finite) not yet read back
-        self._epoch_loss = torch.zeros(())
-        self._epoch_tokens = 0
-        self._epoch_start = self._train_seconds = 0.0
+        # Training since the last validation (a stretch): summed loss, target tokens, seconds.
+        self._stretch_loss = torch.zeros(())
+        self._stretch_tokens = 0
+        self._stretch_start = self._train_seconds = 0.0
 
     def forward(self, src: Tensor, src_len: Tensor, tgt_in: Tensor) -> Tensor:
         return self.model(src, src_len, tgt_in)
 
     # -- training ---------------------------------------------------------------------------------
 
-    def on_train_epoch_start(self) -> None:
-        self._epoch_loss = torch.zeros((), device=self.device)
-        self._epoch_tokens = 0
-        self._epoch_start, self._train_seconds = time.perf_counter(), 0.0
+    def on_train_start(self) -> None:
+        self._new_stretch()
+
+    def _new_stretch(self) -> None:
+        self._stretch_loss = torch.zeros((), device=self.device)
+        self._stretch_tokens = 0
+        self._stretch_start, self._train_seconds = time.perf_counter(), 0.0
 
     def training_step(self, batch: dict, batch_idx: int) -> Tensor:
         logits = self(batch["src"], batch["src_len"], batch["tgt_in"])  # (B, T, V)
         loss = token_loss(logits, batch["tgt_out"], self.optim.label_smoothing)
-        self._epoch_loss += loss.detach() * batch["n_tokens"]
-        self._epoch_tokens += batch["n_tokens"]
+        self._stretch_loss += loss.detach() * batch["n_tokens"]
+        self._stretch_tokens += batch["n_tokens"]
         self._watch(loss)
         # The logger records step metrics only every `log_every_n_steps` steps, and `self.log` costs
         # ~10 % of a small model's step: it is called on the steps that are recorded.
         if (self.global_step + 1) % self.trainer.log_every_n_steps == 0 or self.trainer.should_stop:
             self.log("train/loss", loss, prog_bar=True, batch_size=batch["n_tokens"])
+            self._log_step(self.global_step + 1)  # the update this loss makes
         return loss
 
     def _watch(self, loss: Tensor) -> None:
@@ -118,9 +124,9 @@ class Seq2SeqModule(pl.LightningModule):
 
     def on_validation_epoch_start(self) -> None:
         if not self.trainer.sanity_checking and not self._train_seconds:
-            if self.device.type == "cuda":  # the epoch's queued kernels are training time too
+            if self.device.type == "cuda":  # the stretch's queued kernels are training time too
                 torch.cuda.synchronize(self.device)
-            self._train_seconds = time.perf_counter() - self._epoch_start
+            self._train_seconds = time.perf_counter() - self._stretch_start
         self.val_loss.reset()
         self.val_bleu.reset()
 
@@ -140,15 +146,23 @@ class Seq2SeqModule(pl.LightningModule):
             return
         loss = self.val_loss.compute()
         metrics = {"val/loss": loss, "val/ppl": loss.exp(), "val/bleu": self.val_bleu.compute()}
-        if self._epoch_tokens:
+        if self._stretch_tokens:
             # Summed over ranks so that DDP reports the throughput of the whole job.
             totals = self.trainer.strategy.reduce(
-                torch.stack([self._epoch_loss, torch.tensor(float(self._epoch_tokens), device=self.device)]),
+                torch.stack([self._stretch_loss, torch.tensor(float(self._stretch_tokens), device=self.device)]),
                 reduce_op="sum")
-            metrics["train/epoch_loss"] = totals[0] / totals[1]
+            metrics["train/mean_loss"] = totals[0] / totals[1]
             metrics["train/tokens_per_s"] = totals[1] / max(self._train_seconds, 1e-9)
             metrics["train/seconds"] = self._train_seconds
         self.log_dict(metrics)
+        self._log_step(self.global_step)
+        self._new_stretch()
+
+    def _log_step(self, updates: int) -> None:
+        # Lightning sends a logged "step" to the logger as the metrics' step, in place of its count of
+        # batches before the update: MLflow's curves then share history.csv's and train_loss.csv's x,
+        # the number of updates made.
+        self.log("step", float(updates), batch_size=1)
 
     # -- optimization -----------------------------------------------------------------------------
 

@@ -11,58 +11,28 @@ from __future__ import annotations
 
 import sys
 import warnings
-from dataclasses import dataclass, field
-from typing import Literal
-
 import pytorch_lightning as pl
 import torch
 from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint, TQDMProgressBar
 from pytorch_lightning.utilities import rank_zero_only
 from pytorch_lightning.utilities.exceptions import MisconfigurationException
 
-from attention_lab.config import ConfigError, param, seed_param, to_dict
+from attention_lab.config import ConfigError, to_dict
 from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer
-from attention_lab.model.seq2seq import ModelParams, build_model
+from attention_lab.model.seq2seq import build_model
 from attention_lab.tracking import store as tracking
 from attention_lab.training.allocator import keep_freed_memory
-from attention_lab.training.callbacks import AtomicCheckpointIO, History, ScheduleCallback
-from attention_lab.training.datamodule import DataParams, TranslationDataModule
-from attention_lab.training.module import OptimParams, Seq2SeqModule
+from attention_lab.training.callbacks import NEVER, AtomicCheckpointIO, History, PlannedValidation, ScheduleCallback
+from attention_lab.training.datamodule import TranslationDataModule
+from attention_lab.training.module import Seq2SeqModule
+from attention_lab.training.params import Seq2SeqParams, TrainerParams
 from attention_lab.training.paths import TrainPaths
 from attention_lab.training.resume import ResumeState, fingerprint
 from attention_lab.training.schedule import LinearSchedule
 from attention_lab.training.steps import Job, export, fit, record, restore
+from attention_lab.training.validation_schedule import ValidationSchedule
 
 MONITOR = "val/bleu"
-
-
-@dataclass(frozen=True)
-class TrainerParams:
-    accelerator: Literal["auto", "cpu", "gpu", "cuda", "mps"] = "auto"
-    devices: int | Literal["auto"] = param("auto", ge=1)
-    strategy: Literal["auto", "ddp", "ddp_spawn"] = "auto"
-    num_nodes: int = param(1, ge=1)
-    precision: Literal["auto", "32-true", "bf16-mixed", "16-mixed", "64-true"] = "auto"  # auto: bf16 on CUDA
-    max_epochs: int = param(250, ge=1)  # ignored when budget_minutes is set
-    # Wall-clock minutes of training (validation included); the linear schedule decays to 0 over them.
-    budget_minutes: float | None = param(None, gt=0)
-    early_stopping_patience: int | None = param(None, ge=1)  # validations without a better val/bleu
-    log_every_n_steps: int = param(50, ge=1)
-    progress_bar: bool = True
-
-
-@dataclass(frozen=True)
-class Seq2SeqParams:
-    seed: int = seed_param()
-    data: DataParams = field(default_factory=DataParams)
-    model: ModelParams = field(default_factory=ModelParams)
-    optim: OptimParams = field(default_factory=OptimParams)
-    trainer: TrainerParams = field(default_factory=TrainerParams)
-
-    def validate(self) -> None:
-        if self.trainer.budget_minutes is not None and self.optim.schedule != "linear":
-            raise ValueError(f"optim.schedule: trainer.budget_minutes needs the linear schedule, got "
-                             f"{self.optim.schedule!r}")
 
 
 def resolve_precision(precision: str, accelerator: str) -> str:
@@ -75,10 +45,13 @@ def resolve_precision(precision: str, accelerator: str) -> str:
 
 def build_trainer(params: Seq2SeqParams, paths: TrainPaths) -> tuple[pl.Trainer, History, ScheduleCallback | None]:
     """The Trainer the params describe (without a logger yet); a setting Lightning rejects is a
-    params error, raised before any run is recorded."""
-    checkpoint = ModelCheckpoint(dirpath=paths.checkpoints, filename="best", monitor=MONITOR, mode="max",
-                                 save_last=True, save_top_k=1, auto_insert_metric_name=False,
-                                 enable_version_counter=False)
+    params error, raised before any run is recorded. Validation runs at the steps
+    `PlannedValidation` sets, not at epoch ends."""
+    # The best validation's checkpoint becomes the model; the last, rewritten at every validation, is
+    # where a killed run resumes (`save_last` would write it only when the best one changes).
+    best = ModelCheckpoint(dirpath=paths.checkpoints, filename="best", monitor=MONITOR, mode="max", save_top_k=1,
+                           auto_insert_metric_name=False, enable_version_counter=False)
+    last = ModelCheckpoint(dirpath=paths.checkpoints, filename="last", enable_version_counter=False)
     # The folder holds run.json, and finding checkpoints there is the point of resuming.
     warnings.filterwarnings("ignore", message=r"Checkpoint directory .* exists and is not empty")
     config = params.trainer
@@ -87,15 +60,17 @@ def build_trainer(params: Seq2SeqParams, paths: TrainPaths) -> tuple[pl.Trainer,
         budget = config.budget_minutes * 60 if config.budget_minutes else None
         # A placeholder length until the batches are counted (`plan_steps`).
         schedule = ScheduleCallback(LinearSchedule(params.optim.warmup_steps, None if budget else 1, budget))
-    history = History(paths.reports / "history.csv", schedule)
-    callbacks: list[pl.Callback] = [checkpoint, history] + ([schedule] if schedule else [])
+    history = History(paths.reports, schedule)
+    validation = PlannedValidation(ValidationSchedule(config.validations), schedule)
+    callbacks: list[pl.Callback] = [best, last, history, validation] + ([schedule] if schedule else [])
     if config.early_stopping_patience:
         callbacks.append(EarlyStopping(MONITOR, mode="max", patience=config.early_stopping_patience))
     try:
         trainer = pl.Trainer(
             accelerator=config.accelerator, devices=config.devices, strategy=config.strategy,
             num_nodes=config.num_nodes, precision=resolve_precision(config.precision, config.accelerator),
-            max_epochs=-1 if config.budget_minutes else config.max_epochs, logger=False, callbacks=callbacks,
+            max_epochs=config.max_epochs if fixed_epochs(config) else -1, max_steps=config.budget_updates or -1,
+            check_val_every_n_epoch=None, val_check_interval=NEVER, logger=False, callbacks=callbacks,
             gradient_clip_val=params.optim.grad_clip, log_every_n_steps=config.log_every_n_steps,
             enable_progress_bar=config.progress_bar, use_distributed_sampler=False, plugins=[AtomicCheckpointIO()],
             default_root_dir=paths.checkpoints)
@@ -104,13 +79,21 @@ def build_trainer(params: Seq2SeqParams, paths: TrainPaths) -> tuple[pl.Trainer,
     return trainer, history, schedule
 
 
+def fixed_epochs(config: TrainerParams) -> bool:
+    return config.budget_minutes is None and config.budget_updates is None
+
+
 def plan_steps(trainer: pl.Trainer, schedule: ScheduleCallback | None, datamodule: TranslationDataModule,
                config: TrainerParams) -> None:
     """Size what depends on the number of steps from the training sampler's own batches: the
-    fixed-length schedule, and the plain progress bar's refresh rate."""
+    fixed-length schedule, the validations' steps, and the plain progress bar's refresh rate."""
     replicas = (trainer.world_size, trainer.global_rank)
-    if schedule is not None and config.budget_minutes is None:
-        schedule.schedule.total_steps = sum(datamodule.steps_per_epoch(config.max_epochs, *replicas))
+    total = config.budget_updates
+    if fixed_epochs(config):
+        total = sum(datamodule.steps_per_epoch(config.max_epochs, *replicas))
+    if schedule is not None and total is not None:
+        schedule.schedule.total_steps = total
+    next(c for c in trainer.callbacks if isinstance(c, PlannedValidation)).plan.total_steps = total
     if config.progress_bar and not sys.stdout.isatty():
         # Rich's live bar prints nothing into a log file (dvc repro > log, nohup, CI): there, a
         # plain bar that writes a line about twenty times an epoch.

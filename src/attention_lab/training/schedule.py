@@ -4,8 +4,8 @@ either over a known number of steps or over a wall-clock budget.
 Over a budget (Li, Yumer and Ramanan 2020, "Budgeted Training: Rethinking Deep Neural Network
 Training Under Resource Constraints", ICLR: linear decay to zero over the budget is a strong
 schedule), the number of steps is not known in advance. After warm-up the plan measures steps
-per second of wall-clock time (validation included) and, at every step, sets the remaining
-decay so that it reaches zero when the budget runs out:
+per second of training (the validations' time is kept back from the budget as `reserve_s`) and,
+at every step, sets the remaining decay so that it reaches zero when the budget runs out:
 
     m <- m * (1 - 1 / R),   R = steps still affordable = rate * time left
 
@@ -85,6 +85,11 @@ class LinearSchedule:
         remaining = max(rate * (self.budget_s - self.elapsed_s - reserve_s), 0.0)  # this step included
         self.planned_steps = self.step - 1 + max(int(remaining), 1)
         return remaining
+
+    def restart_rate(self) -> None:
+        """Measure the rate afresh from the next step: the pause since the last one (validation)
+        is kept back from the budget as `reserve_s`, not read as a slower machine."""
+        self._times.clear()
 
     def done(self) -> bool:
         """True once the decay has reached zero (or the fixed length is spent)."""

@@ -11,7 +11,7 @@ import json
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytorch_lightning as pl
 import torch
@@ -28,11 +28,9 @@ from attention_lab.training.callbacks import History
 from attention_lab.training.datamodule import TranslationDataModule
 from attention_lab.tracking.lightning_logger import make_logger
 from attention_lab.training.module import DivergedError, Seq2SeqModule
+from attention_lab.training.params import Seq2SeqParams
 from attention_lab.training.paths import TrainPaths
 from attention_lab.training.resume import ResumeState, Start
-
-if TYPE_CHECKING:
-    from attention_lab.training.run import Seq2SeqParams
 
 
 @dataclass(frozen=True)
@@ -54,7 +52,7 @@ class Job:
 
 
 def reports(paths: TrainPaths) -> list[Path]:
-    return [paths.reports / "history.csv", paths.reports / "metrics.json"]
+    return [paths.reports / name for name in ("history.csv", "train_loss.csv", "metrics.json")]
 
 
 def outputs(paths: TrainPaths) -> list[Path]:
@@ -100,13 +98,15 @@ def fit(job: Job) -> bool:
 
 
 def training_metrics(history: list[dict], model: EncoderDecoder) -> dict:
-    """The stage's metrics: the last epoch's training loss, the best epoch's validation scores."""
+    """The stage's metrics: the updates made, the last validation's training loss, the best
+    validation's scores (its checkpoint is the model)."""
     best = max(history, key=lambda r: r["val_bleu"]) if history else {}
-    timed = history[1:] or history  # the first epoch includes warm-up
+    timed = history[1:] or history  # the first stretch includes warm-up
     seconds = sum(r["train_seconds"] for r in timed)
     tokens = sum(r["tokens_per_s"] * r["train_seconds"] for r in timed)
     last = history[-1] if history else {}
-    return {"epochs": len(history), "best_epoch": best.get("epoch"), "steps": last.get("step"),
+    return {"updates": last.get("step"), "validations": len(history), "best_update": best.get("step"),
+            "epochs": last.get("epoch"), "minutes": last.get("minutes"),
             "train_loss": last.get("train_loss"), "final_lr": last.get("lr"),
             "val_loss": best.get("val_loss"), "val_ppl": best.get("val_ppl"), "val_bleu": best.get("val_bleu"),
             "tokens_per_s": round(tokens / seconds, 1) if seconds else None,

@@ -1,0 +1,53 @@
+"""The `train_seq2seq` section of params.yaml: what `run` builds a training run from and `steps`
+records, in a module of its own so that neither imports the other."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from attention_lab.config import param, seed_param
+from attention_lab.model.seq2seq import ModelParams
+from attention_lab.training.datamodule import DataParams
+from attention_lab.training.module import OptimParams
+
+
+@dataclass(frozen=True)
+class TrainerParams:
+    accelerator: Literal["auto", "cpu", "gpu", "cuda", "mps"] = "auto"
+    devices: int | Literal["auto"] = param("auto", ge=1)
+    strategy: Literal["auto", "ddp", "ddp_spawn"] = "auto"
+    num_nodes: int = param(1, ge=1)
+    precision: Literal["auto", "32-true", "bf16-mixed", "16-mixed", "64-true"] = "auto"  # auto: bf16 on CUDA
+    max_epochs: int = param(250, ge=1)  # used when neither budget is set
+    # Wall-clock minutes of training (validation included); the linear schedule decays to 0 over them.
+    budget_minutes: float | None = param(None, gt=0)
+    # Exactly this many optimizer updates, the linear schedule decaying to 0 over them: no clock is
+    # involved, so the same seed, data, params and thread count give the same model, bit for bit.
+    budget_updates: int | None = param(None, ge=1)
+    # Validations spread evenly over the run (in updates, or in minutes of budget_minutes); the last
+    # comes where training ends. Each is a point of the learning curves and a checkpoint candidate.
+    validations: int = param(16, ge=1)
+    early_stopping_patience: int | None = param(None, ge=1)  # validations without a better val/bleu
+    log_every_n_steps: int = param(50, ge=1)
+    progress_bar: bool = True
+
+    def validate(self) -> None:
+        if self.budget_minutes is not None and self.budget_updates is not None:
+            raise ValueError(f"budget_updates: set one of trainer.budget_minutes ({self.budget_minutes}) and "
+                             f"trainer.budget_updates ({self.budget_updates}), not both")
+
+
+@dataclass(frozen=True)
+class Seq2SeqParams:
+    seed: int = seed_param()
+    data: DataParams = field(default_factory=DataParams)
+    model: ModelParams = field(default_factory=ModelParams)
+    optim: OptimParams = field(default_factory=OptimParams)
+    trainer: TrainerParams = field(default_factory=TrainerParams)
+
+    def validate(self) -> None:
+        for key in ("budget_minutes", "budget_updates"):
+            if getattr(self.trainer, key) is not None and self.optim.schedule != "linear":
+                raise ValueError(f"optim.schedule: trainer.{key} needs the linear schedule, got "
+                                 f"{self.optim.schedule!r}")
