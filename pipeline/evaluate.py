@@ -3,6 +3,7 @@
 MLflow: the test metrics, the translations (as a table) and the report files join the training run,
 and are also kept in a child run of it named after the DVC experiment (`tracking.run.child_run`); there
 the metrics are linked to the logged model and to the test split, so the UI's model page lists them.
+The report's settings and counts (beam sizes, sources) are tags, not metric charts.
 """
 
 from attention_lab.atomic import atomic_path, write_json
@@ -15,6 +16,8 @@ from attention_lab.stage import stage_args
 from attention_lab.tracking import run as tracking_run
 from attention_lab.tracking import store as tracking
 from attention_lab.tracking.run_file import read_run_file
+
+SETTINGS = ("sources", "references", "beam_size")  # what the report counts or was asked for: no metric
 
 
 def main() -> None:
@@ -31,12 +34,16 @@ def main() -> None:
         with atomic_path(args.out / "bleu_by_length.csv") as tmp:
             by_length.to_csv(tmp, index=False)
         write_json(args.out / "metrics.json", metrics)
-        scores = {f"test/{k}": v for k, v in flatten(metrics).items()
-                  if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        numbers = {f"test/{k}": v for k, v in flatten(metrics).items()
+                   if isinstance(v, (int, float)) and not isinstance(v, bool)}
+        settings = {k: v for k, v in numbers.items() if k.endswith(SETTINGS)}
+        scores = {k: v for k, v in numbers.items() if k not in settings}
         test_set = evaluation.log_dataset(test, "test", args.data / "test.parquet", "testing")
         evaluation.log_metrics(scores, model_id=training.logged_model_id(), dataset=test_set)
         training.log_metrics(scores)
         for run in (training, evaluation):
+            for key, value in settings.items():
+                run.set_tag(key, str(value))
             run.log_table(translations, "evaluate/translations.json")
             for name in ("metrics.json", "translations.tsv", "bleu_by_length.csv"):
                 run.log_artifact(args.out / name, "evaluate")

@@ -108,7 +108,8 @@ def test_repro_runs_every_stage(repo):
         assert (root / path).is_file(), path
     assert "md5:" in (root / "data.dvc").read_text()  # the import pinned the corpus it downloaded
     history = (root / "reports/seq2seq/history.csv").read_text().splitlines()
-    assert len(history) == 4
+    validations = yaml.safe_load((root / "params.yaml").read_text())["train_seq2seq"]["trainer"]["validations"]
+    assert len(history) == 1 + validations
     evaluation = json.loads((root / "reports/evaluate/metrics.json").read_text())
     test = yaml.safe_load((root / "reports/split.json").read_text())["splits"]["test"]
     assert evaluation["sources"] == test["sources"] and evaluation["unk_in_outputs"] == 0
@@ -120,6 +121,12 @@ def test_repro_runs_every_stage(repo):
     assert len(runs) == 1
     run_ = runs[0]
     assert {"val/bleu", "train/loss", "test/beam.bleu", "test/greedy.chrf"} <= set(run_.data.metrics)
+    # Settings and counts are tags, not single-point metric charts.
+    assert not {"test/sources", "test/references", "test/beam.beam_size"} & set(run_.data.metrics)
+    assert run_.data.tags["test/beam.beam_size"] == "3" and run_.data.tags["test/sources"] == str(test["sources"])
+    # Every validation is a point of MLflow's curves, at history.csv's steps.
+    steps = [int(line.split(",")[0]) for line in history[1:]]
+    assert sorted(m.step for m in client.get_metric_history(run_.info.run_id, "val/bleu")) == steps
     heatmaps = {a.path for a in client.list_artifacts(run_.info.run_id, "heatmaps")}
     assert "heatmaps/grid.png" in heatmaps
     nw = client.search_runs([run_.info.experiment_id], "tags.stage = 'train_nw'")
@@ -134,7 +141,28 @@ def test_metrics_and_plots_commands(repo, tmp_path):
     assert files["reports/seq2seq/metrics.json"]["data"]["epochs"] == 3
     run(["dvc", "plots", "show", "-o", str(tmp_path / "plots")], root, env)
     html = (tmp_path / "plots" / "index.html").read_text()
-    assert "Validation BLEU" in html and "grid.png" in html
+    assert "Validation BLEU" in html and "grid.png" in html and "-heads-" not in html
+    # Every plot reads files a stage writes, with the columns it names.
+    dvc_yaml = yaml.safe_load((root / "dvc.yaml").read_text())
+    outs = {next(iter(o)) if isinstance(o, dict) else o for stage in dvc_yaml["stages"].values()
+            for o in stage.get("outs", [])}
+    for plot in dvc_yaml["plots"]:
+        if isinstance(plot, str):  # an image, or a folder of them
+            assert any(plot == out or plot.startswith(out + "/") for out in outs), plot
+            assert (root / plot).exists(), plot
+            continue
+        [(title, spec)] = plot.items()
+        for path, columns in spec["y"].items():
+            assert path in outs, (title, path)
+            header = (root / path).read_text().splitlines()[0].split(",")
+            assert {spec["x"], *([columns] if isinstance(columns, str) else columns)} <= set(header), (title, path)
+    # The length buckets in length order (1-4 ... 14+), as evaluate writes them, not sorted as text.
+    shown = json.loads(run(["dvc", "plots", "show", "--json"], root, env).stdout)
+    [bars] = shown["BLEU by source length"]
+    labels = [row["source_words"] for row in bars["content"]["data"]["values"]]
+    written = (root / "reports/evaluate/bleu_by_length.csv").read_text().splitlines()[1:]
+    assert labels == [line.split(",")[0] for line in written]
+    assert labels[0].startswith("1-") and bars["content"]["encoding"]["y"]["sort"] is None
 
 
 def test_exp_run_with_a_changed_param(repo):

@@ -21,7 +21,7 @@ from attention_lab.inference.translator import SearchParams, Translator
 from attention_lab.training.datamodule import (
     DataParams,
     TranslationDataModule,
-    bleu_sample,
+    seeded_sample,
 )
 from attention_lab.training.module import OptimParams, Seq2SeqModule
 
@@ -39,7 +39,7 @@ def stages(trained_model):
 @pytest.fixture(scope="module")
 def datamodule(stages):
     module = TranslationDataModule(stages["data"], Tokenizer.load(stages["tokenizer"] / TOKENIZER_FILE),
-                                   DataParams(batch_size=4, val_bleu_size=12), seed=0)
+                                   DataParams(batch_size=4, val_bleu_size=12, val_loss_size=15), seed=0)
     module.setup("fit")
     return module
 
@@ -73,22 +73,23 @@ def test_datamodule_loaders_serve_every_pair_once(datamodule):
     assert sum(b["n_tokens"] for b in train) == sum(len(t) for _, t in datamodule.train_pairs)
     assert all(len(b["src_len"]) <= datamodule.params.batch_size for b in train)
     loss_loader, bleu_loader = datamodule.val_dataloader()
-    assert sum(len(b["src_len"]) for b in loss_loader) == len(datamodule.valid_pairs)
+    served_pairs = sum(len(b["src_len"]) for b in loss_loader)
+    assert served_pairs == len(datamodule.valid_loss_pairs) == min(15, len(datamodule.valid_pairs))
+    assert all(pair in datamodule.valid_pairs for pair in datamodule.valid_loss_pairs)
     served = [(s, r) for b in bleu_loader for s, r in zip(b["sources"], b["refs"])]
     assert sorted(served) == sorted(datamodule.valid_sources)
     assert len(datamodule.valid_sources) == min(12, len(references(load_split(datamodule.data_dir, "valid"))))
 
 
-def test_validation_bleu_sample_is_seeded_and_spans_every_length():
-    """The valid split is sorted by length, so its first sources are all short: the sample must be
-    a seeded draw over the whole split, not a prefix."""
-    refs = pd.Series([["r"]] * 1000, index=[f"s{i}" for i in range(1000)])  # index order = length order
-    sample = bleu_sample(refs, 100, seed=0)
-    assert sample == bleu_sample(refs, 100, seed=0) and sample != bleu_sample(refs, 100, seed=1)
+def test_validation_samples_are_seeded_and_span_every_length():
+    """The valid split is sorted by length, so its first sources are all short: the samples for
+    validation's loss and BLEU must be seeded draws over the whole split, not a prefix."""
+    sample = seeded_sample(1000, 100, seed=0)  # index order = length order
+    assert sample == seeded_sample(1000, 100, seed=0) and sample != seeded_sample(1000, 100, seed=1)
     assert sample == sorted(set(sample)) and len(sample) == 100
     assert min(sample) < 100 and max(sample) >= 900  # short and long sources alike
     assert sum(i >= 500 for i in sample) >= 30  # not concentrated at the short end
-    assert bleu_sample(refs[:7], 100, seed=0) == list(range(7))  # capped at the split's size
+    assert seeded_sample(7, 100, seed=0) == seeded_sample(7, None, seed=0) == list(range(7))  # capped
 
 
 def test_datamodule_needs_a_valid_split(tmp_path, stages):

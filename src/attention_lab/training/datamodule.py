@@ -24,6 +24,8 @@ class DataParams:
     num_workers: int = param(0, ge=0)
     bucket: bool = True  # batch sentences of similar length together (less padding)
     val_bleu_size: int = param(500, ge=1)  # seeded random sample of valid sources decoded for val/bleu
+    # Seeded random sample of valid pairs for val/loss (null = all): validation runs many times a run.
+    val_loss_size: int | None = param(2000, ge=1)
 
 
 def pair_lengths(pairs: list[tuple[list[int], list[int]]]) -> list[int]:
@@ -36,19 +38,21 @@ def collate_sources(batch: list[tuple[str, list[str]]]) -> dict:
     return {"sources": [s for s, _ in batch], "refs": [r for _, r in batch]}
 
 
-def bleu_sample(valid_refs, size: int, seed: int) -> list[int]:
-    """Indices of a seeded random sample of `size` valid sources, across all lengths (the valid
-    split is in corpus order, which is sorted by length: its first sources are all short)."""
-    count = len(valid_refs)
-    chosen = np.random.default_rng(seed).choice(count, size=min(size, count), replace=False)
-    return sorted(chosen.tolist())
+def seeded_sample(count: int, size: int | None, seed: int) -> list[int]:
+    """Indices of a seeded random sample of `size` of `count` valid items (all when None), across
+    all lengths (the valid split is in corpus order, which is sorted by length: its first sources
+    are all short)."""
+    if size is None or size >= count:
+        return list(range(count))
+    return sorted(np.random.default_rng(seed).choice(count, size=size, replace=False).tolist())
 
 
 class TranslationDataModule(pl.LightningDataModule):
     """Encoded train/valid splits from the split and train_tokenizer stages.
 
-    Validation has two loaders: (0) every valid pair, for loss and perplexity; (1) a seeded sample
-    of `val_bleu_size` distinct valid sources with all their references, decoded for BLEU.
+    Validation has two loaders: (0) a seeded sample of `val_loss_size` valid pairs, for loss and
+    perplexity; (1) a seeded sample of `val_bleu_size` distinct valid sources with all their
+    references, decoded for BLEU.
     """
 
     def __init__(self, data_dir: str | Path, tokenizer: Tokenizer, params: DataParams, seed: int = 0) -> None:
@@ -67,8 +71,10 @@ class TranslationDataModule(pl.LightningDataModule):
         src, tgt = self.tokenizer.src, self.tokenizer.tgt
         self.train_pairs, self.valid_pairs = (
             list(zip(src.encode_all(list(f["src"])), tgt.encode_all(list(f["tgt"])))) for f in frames.values())
+        self.valid_loss_pairs = [self.valid_pairs[i] for i in
+                                 seeded_sample(len(self.valid_pairs), self.params.val_loss_size, self.seed)]
         refs = references(frames["valid"])
-        sample = refs.iloc[bleu_sample(refs, self.params.val_bleu_size, self.seed)]
+        sample = refs.iloc[seeded_sample(len(refs), self.params.val_bleu_size, self.seed)]
         self.valid_sources = list(zip(sample.index, [list(r) for r in sample]))
         self.valid_source_lengths = [len(ids) for ids in src.encode_all(list(sample.index))]
 
@@ -107,7 +113,7 @@ class TranslationDataModule(pl.LightningDataModule):
         return self._loader(self.train_pairs, sampler, collate_pairs)
 
     def val_dataloader(self) -> list[DataLoader]:
-        valid = self._sampler(pair_lengths(self.valid_pairs), False, *self._replicas())
+        valid = self._sampler(pair_lengths(self.valid_loss_pairs), False, *self._replicas())
         sources = self._sampler(self.valid_source_lengths, False, *self._replicas())
-        return [self._loader(self.valid_pairs, valid, collate_pairs),
+        return [self._loader(self.valid_loss_pairs, valid, collate_pairs),
                 self._loader(self.valid_sources, sources, collate_sources)]
