@@ -76,6 +76,17 @@ def repo(tmp_path_factory):
     return root, env
 
 
+def rows_of(spec) -> list[dict]:
+    """The data rows anywhere in a rendered vega-lite spec (DVC puts them in data, layers or datasets)."""
+    if isinstance(spec, dict):
+        if "rev" in spec:
+            return [spec]
+        return [row for value in spec.values() for row in rows_of(value)]
+    if isinstance(spec, list):
+        return [row for value in spec for row in rows_of(value)]
+    return []
+
+
 def seq2seq_runs(root):
     client = MlflowClient(f"sqlite:///{root / 'mlflow.db'}")
     experiment = client.get_experiment_by_name("attention-lab")
@@ -158,11 +169,12 @@ def test_metrics_and_plots_commands(repo, tmp_path):
             assert {spec["x"], *([columns] if isinstance(columns, str) else columns)} <= set(header), (title, path)
     # The length buckets in length order (1-4 ... 14+), as evaluate writes them, not sorted as text.
     shown = json.loads(run(["dvc", "plots", "show", "--json"], root, env).stdout)
-    [bars] = shown["BLEU by source length"]
+    [bars] = shown["data"]["BLEU by source length"]
     labels = [row["source_words"] for row in bars["content"]["data"]["values"]]
     written = (root / "reports/evaluate/bleu_by_length.csv").read_text().splitlines()[1:]
     assert labels == [line.split(",")[0] for line in written]
-    assert labels[0].startswith("1-") and bars["content"]["encoding"]["y"]["sort"] is None
+    lows = [int(label.split("-")[0].rstrip("+")) for label in labels]
+    assert len(labels) >= 2 and lows == sorted(lows) and bars["content"]["encoding"]["y"]["sort"] is None
 
 
 def test_exp_run_with_a_changed_param(repo):
@@ -180,6 +192,14 @@ def test_exp_run_with_a_changed_param(repo):
     assert metrics(baseline)["train_loss"] != metrics(experiment["revs"][0])["train_loss"]
     _, runs = seq2seq_runs(root)
     assert len(runs) == 2 and runs[1].data.tags.get("dvc_experiment") == "lr-high"
+    # `dvc plots diff` overlays the two runs' curves on one chart, a point per validation each.
+    diff = json.loads(run(["dvc", "plots", "diff", "HEAD", "lr-high", "--json"], root, env).stdout)
+    [chart] = diff["data"]["Validation BLEU"]
+    points = [row for row in rows_of(chart["content"]) if "val_bleu" in row]
+    revisions = {row["rev"] for row in points}
+    assert len(revisions) == 2 and any("lr-high" in rev for rev in revisions), revisions
+    validations = yaml.safe_load((root / "params.yaml").read_text())["train_seq2seq"]["trainer"]["validations"]
+    assert all(sum(row["rev"] == rev for row in points) == validations for rev in revisions)
 
 
 def test_evaluate_only_experiments_never_retrain(repo, tmp_path):

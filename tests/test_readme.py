@@ -316,6 +316,17 @@ def test_the_d2l_command_trains_d2ls_model_with_d2ls_optimiser(readme):
     assert rnn == ModelParams() and params.optim == OptimParams()
 
 
+def test_the_reproduction_command_trains_the_committed_runs_updates_without_a_clock(readme):
+    from attention_lab.config import from_mapping
+    from attention_lab.training.params import Seq2SeqParams
+
+    [argv] = [argv for argv, _ in bash_commands(readme) if "budget_updates" in " ".join(argv)]
+    overrides = [argv[i + 1] for i, arg in enumerate(argv) if arg == "-S"]
+    trainer = from_mapping(Seq2SeqParams, applied_params(overrides)["train_seq2seq"], "train_seq2seq").trainer
+    committed = json.loads((REPO / "reports/seq2seq/metrics.json").read_text(encoding="utf-8"))
+    assert trainer.budget_minutes is None and trainer.budget_updates == committed["updates"]
+
+
 def test_readme_links_and_paths_exist(readme):
     assert link_problems(readme) == []
 
