@@ -299,3 +299,12 @@ def test_a_budget_run_validates_as_often_on_any_machine(step_s, validation_s):
     assert max(gaps) - min(gaps) <= 1
     end_steps = (budget_s - points * validation_s) / step_s  # training's share, the last validation kept back
     assert steps[-1] < end_steps and end_steps - steps[-1] == pytest.approx(gaps[-1], rel=0.05, abs=2)
+
+
+@pytest.mark.parametrize("validation_s", [60.0, 200.0, 2000.0])
+def test_validations_too_costly_for_the_budget_come_less_often_never_every_step(validation_s):
+    budget_s, step_s = 1260.0, 0.2
+    steps = simulate_budget(16, budget_s, step_s, validation_s)
+    assert len(steps) * validation_s <= budget_s / 2 + validation_s  # about half the budget at most
+    gaps = [b - a for a, b in zip([0, *steps], steps)]
+    assert all(gap >= 100 for gap in gaps[1:])  # no validation straight after another

@@ -9,7 +9,10 @@ speed of training and cost of validation (both of which it keeps back from the b
 
     next = step + rate * (seconds left - r * validation seconds) / r,   r = validations still to come
 
-and leaves the last validation to the end of the budget, where the schedule stops training.
+and leaves the last validation to the end of the budget, where the schedule stops training. A
+budget too short for the validations asked for (a slow or busy machine, or a greedy decoding that
+runs long while the model is young) validates less often rather than more: at most half of what
+is left goes to validation.
 """
 
 from __future__ import annotations
@@ -40,9 +43,13 @@ class ValidationSchedule:
         if self.total_steps is not None:
             return self._fixed(step)
         remaining = self.points - self.done  # the validation that ends the run included
-        if rate is None or seconds_left is None or remaining <= 1:
+        if rate is None or seconds_left is None:
             return None
-        steps_left = rate * max(seconds_left - remaining * self.validation_s, 0.0)
+        if self.validation_s > 0:
+            remaining = min(remaining, math.floor(seconds_left / (2 * self.validation_s)))
+        if remaining <= 1:
+            return None
+        steps_left = rate * (seconds_left - remaining * self.validation_s)
         return step + max(1, round(steps_left / remaining))
 
     def reserve_s(self) -> float:
