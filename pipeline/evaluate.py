@@ -3,7 +3,10 @@
 MLflow: the test metrics, the translations (as a table) and the report files join the training run,
 and are also kept in a child run of it named after the DVC experiment (`tracking.run.child_run`); there
 the metrics are linked to the logged model and to the test split, so the UI's model page lists them.
-The report's settings and counts (beam sizes, sources) are tags, not metric charts.
+The report's settings and counts (beam sizes, sources) are tags, not metric charts. The keys are
+`test.beam.bleu`, not `test/...`: MLflow's run page groups charts by the part before a '/', sections
+in alphabetical order, and puts keys without one last, so the learning curves (`train/*`, `val/*`)
+come first and the single-value test scores after them.
 """
 
 from attention_lab.atomic import atomic_path, write_json
@@ -34,7 +37,7 @@ def main() -> None:
         with atomic_path(args.out / "bleu_by_length.csv") as tmp:
             by_length.to_csv(tmp, index=False)
         write_json(args.out / "metrics.json", metrics)
-        numbers = {f"test/{k}": v for k, v in flatten(metrics).items()
+        numbers = {f"test.{k}": v for k, v in flatten(metrics).items()
                    if isinstance(v, (int, float)) and not isinstance(v, bool)}
         settings = {k: v for k, v in numbers.items() if k.endswith(SETTINGS)}
         scores = {k: v for k, v in numbers.items() if k not in settings}

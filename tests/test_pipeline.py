@@ -131,10 +131,10 @@ def test_repro_runs_every_stage(repo):
     client, runs = seq2seq_runs(root)
     assert len(runs) == 1
     run_ = runs[0]
-    assert {"val/bleu", "train/loss", "test/beam.bleu", "test/greedy.chrf"} <= set(run_.data.metrics)
+    assert {"val/bleu", "train/loss", "test.beam.bleu", "test.greedy.chrf"} <= set(run_.data.metrics)
     # Settings and counts are tags, not single-point metric charts.
-    assert not {"test/sources", "test/references", "test/beam.beam_size"} & set(run_.data.metrics)
-    assert run_.data.tags["test/beam.beam_size"] == "3" and run_.data.tags["test/sources"] == str(test["sources"])
+    assert not {"test.sources", "test.references", "test.beam.beam_size"} & set(run_.data.metrics)
+    assert run_.data.tags["test.beam.beam_size"] == "3" and run_.data.tags["test.sources"] == str(test["sources"])
     # Every validation is a point of MLflow's curves, at history.csv's steps.
     steps = [int(line.split(",")[0]) for line in history[1:]]
     assert sorted(m.step for m in client.get_metric_history(run_.info.run_id, "val/bleu")) == steps
@@ -273,7 +273,7 @@ def test_mlflow_ui_serves_the_run(repo):
         with urllib.request.urlopen(request, timeout=10) as response:
             found = json.loads(response.read())["runs"]
         run_ = found[0]
-        assert any(m["key"] == "test/beam.bleu" for m in run_["data"]["metrics"])
+        assert any(m["key"] == "test.beam.bleu" for m in run_["data"]["metrics"])
         listed = get_json(f"{base}/api/2.0/mlflow/artifacts/list?run_id={run_['info']['run_id']}&path=heatmaps")
         assert any(f["path"].endswith("grid.png") for f in listed["files"])
     finally:

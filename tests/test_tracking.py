@@ -99,7 +99,7 @@ def test_each_evaluation_is_a_child_run_and_the_training_run_shows_the_latest(lo
         monkeypatch.setenv("DVC_EXP_NAME", name)
         with mlflow_run.child_run(training, "evaluate", {"evaluate.search.beam_size": name[4:]}) as child:
             for run in (training, child):
-                run.log_metrics({"test/beam.bleu": bleu})
+                run.log_metrics({"test.beam.bleu": bleu})
                 run.log_table(pd.DataFrame({"source": ["Go."], "hypothesis": [name]}), "evaluate/translations.json")
         children.append(child.run_id)
     assert f"its evaluate results now come from run {children[1]} (they came from run {children[0]}" in \
@@ -109,13 +109,13 @@ def test_each_evaluation_is_a_child_run_and_the_training_run_shows_the_latest(lo
             raise RuntimeError("translation crashed")
 
     parent = local_store.get_run(training.run_id)
-    assert parent.data.tags["evaluate_run_id"] == children[1] and parent.data.metrics["test/beam.bleu"] == 31.0
+    assert parent.data.tags["evaluate_run_id"] == children[1] and parent.data.metrics["test.beam.bleu"] == 31.0
     for run_id, name, bleu in zip(children, ("beam4", "beam8"), (30.0, 31.0)):
         child = local_store.get_run(run_id)
         assert child.info.run_name == name and child.info.status == "FINISHED"
         assert child.data.tags[tracking.PARENT_RUN_TAG] == training.run_id
         assert child.data.tags["stage"] == "evaluate" and child.data.tags["dvc_experiment"] == name
-        assert child.data.metrics["test/beam.bleu"] == bleu
+        assert child.data.metrics["test.beam.bleu"] == bleu
         assert child.data.params["evaluate.search.beam_size"] == name[4:]
     assert local_store.get_run(failed.run_id).info.status == "FAILED"
     # The training run's table is the latest evaluation's, not both stacked, and the UI shows it as one.
