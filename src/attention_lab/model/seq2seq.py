@@ -1,6 +1,6 @@
 """The recurrent encoder-decoder translation model (Sutskever et al. 2014; with attention, Bahdanau
 et al. 2014 and Luong et al. 2015), a plain `nn.Module`; `build_model`, which builds the architecture the
-config (`params`) names. Shapes: see the package notation."""
+config (`params`) names, and the check that its embedding tying fits the tokenizer. Shapes: see the package notation."""
 
 from __future__ import annotations
 
@@ -41,3 +41,11 @@ def build_model(params: ModelParams, src_vocab_size: int, tgt_vocab_size: int) -
     cls = TransformerSeq2Seq if params.arch == "transformer" else Seq2Seq
     return cls(params, src_vocab_size, tgt_vocab_size)
 
+
+def check_joint(params: ModelParams, joint: bool) -> None:
+    """`tie_embeddings: all` reads source and target ids as rows of one table, which means the same
+    piece only in one vocabulary for both languages: two separate vocabularies of the same size
+    would share rows between unrelated English and French pieces."""
+    if params.tie_embeddings == "all" and not joint:
+        raise ValueError("tie_embeddings: 'all' needs a joint tokenizer (train_tokenizer.subword.joint: true), "
+                         "got separate source and target vocabularies: set both, or tie_embeddings: output")
