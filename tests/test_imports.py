@@ -40,8 +40,9 @@ def module_imports(src: Path) -> dict[str, set[str]]:
                 imported.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom):
                 base = node.module or ""
-                if node.level:  # relative: from the importing module's package
-                    base = ".".join(package.split(".")[: len(package.split(".")) - node.level + 1] + [base]).strip(".")
+                if node.level:  # relative: from the importing module's package, or one above per extra dot
+                    parts = package.split(".")
+                    base = ".".join(parts[: len(parts) - node.level + 1] + [base]).strip(".")
                 imported.update(f"{base}.{alias.name}" if f"{base}.{alias.name}" in files else base
                                 for alias in node.names)
         graph[name] = imported & files.keys() - {name}
@@ -72,7 +73,8 @@ def test_the_import_reader_sees_type_checking_imports_and_circles(tmp_path):
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "a.py").write_text("from pkg.b import B\n")
-    (tmp_path / "pkg" / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import a\n")
+    (tmp_path / "pkg" / "b.py").write_text("from typing import TYPE_CHECKING\n"
+                                           "if TYPE_CHECKING:\n    from pkg import a\n")
     (tmp_path / "pkg" / "c.py").write_text("def f():\n    from . import a\n")
     graph = module_imports(tmp_path)
     assert graph == {"pkg": set(), "pkg.a": {"pkg.b"}, "pkg.b": {"pkg.a"}, "pkg.c": {"pkg.a"}}

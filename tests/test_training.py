@@ -414,8 +414,10 @@ def test_stage_rejects_bad_params_in_one_line_without_outputs(paths, tmp_path, s
 
 
 # Separate subword vocabularies of one size (450 pieces each) are the case a size check let through.
-@pytest.mark.parametrize("vocab", [{"kind": "word"}, {**TINY_VOCAB, "subword": {**TINY_VOCAB["subword"], "joint": False}}],
-                         ids=["word", "separate-subword"])
+SEPARATE_VOCAB = {**TINY_VOCAB, "subword": {**TINY_VOCAB["subword"], "joint": False}}
+
+
+@pytest.mark.parametrize("vocab", [{"kind": "word"}, SEPARATE_VOCAB], ids=["word", "separate-subword"])
 def test_tying_all_embeddings_needs_a_joint_tokenizer(tmp_path, corpus_zip, vocab):
     paths = prepare_data(corpus_zip, SplitParams(valid_fraction=0.1, test_fraction=0.1), tmp_path,
                          from_mapping(TokenizerParams, vocab, "train_tokenizer"))
