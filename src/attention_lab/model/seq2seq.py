@@ -1,6 +1,7 @@
 """The recurrent encoder-decoder translation model (Sutskever et al. 2014; with attention, Bahdanau
 et al. 2014 and Luong et al. 2015), a plain `nn.Module`; `build_model`, which builds the architecture the
-config (`params`) names, and the check that its embedding tying fits the tokenizer. Shapes: see the package notation."""
+config (`params`) names, and the check that its embedding tying fits the tokenizer. Shapes: see the
+package notation."""
 
 from __future__ import annotations
 
