@@ -446,6 +446,15 @@ def test_a_folder_given_as_the_input_file_is_one_line(trained_model, tmp_path):
     assert not out.exists()
 
 
+def test_every_command_reads_a_file_given_as_a_folder_as_one_line(tmp_path):
+    (tmp_path / "mlflow_run.json").write_text("{}")
+    given = tmp_path / "mlflow_run.json"
+    done = subprocess.run([str(SCRIPT), "promote", "--model-dir", str(given)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 2 and done.stderr.startswith(f"error: {given}/mlflow_run.json: unreadable ")
+    assert done.stderr.count("\n") == 1, done.stderr
+
+
 @pytest.mark.skipif(not Path("/sys").is_dir(), reason="sysfs refuses new files, even to root")
 def test_an_output_where_writing_is_not_permitted_is_one_line(trained_model):
     out = Path("/sys/translations.txt")
