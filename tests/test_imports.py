@@ -1,12 +1,12 @@
 """Inference loads no training-only code: neither the training stack nor the hand-written backward; and no
 module of the package imports, even only for type hints, a module that imports it."""
 
-import ast
 import subprocess
 import sys
 from pathlib import Path
 
 from conftest import REPO
+from test_dvc_deps import imported_modules
 
 from attention_lab.inference import TRAINING_ONLY, training_only
 
@@ -31,22 +31,8 @@ def module_imports(src: Path) -> dict[str, set[str]]:
     top, inside functions and under `if TYPE_CHECKING:` alike."""
     files = {".".join(path.relative_to(src).with_suffix("").parts).removesuffix(".__init__"): path
              for path in src.rglob("*.py")}
-    graph = {}
-    for name, path in files.items():
-        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        imported = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                imported.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:  # relative: from the importing module's package, or one above per extra dot
-                    parts = package.split(".")
-                    base = ".".join(parts[: len(parts) - node.level + 1] + [base]).strip(".")
-                imported.update(f"{base}.{alias.name}" if f"{base}.{alias.name}" in files else base
-                                for alias in node.names)
-        graph[name] = imported & files.keys() - {name}
-    return graph
+    return {name: imported_modules(path, name if path.name == "__init__.py" else name.rpartition(".")[0])
+            & files.keys() - {name} for name, path in files.items()}
 
 
 def circles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -77,7 +63,7 @@ def test_the_import_reader_sees_type_checking_imports_and_circles(tmp_path):
                                            "if TYPE_CHECKING:\n    from pkg import a\n")
     (tmp_path / "pkg" / "c.py").write_text("def f():\n    from . import a\n")
     graph = module_imports(tmp_path)
-    assert graph == {"pkg": set(), "pkg.a": {"pkg.b"}, "pkg.b": {"pkg.a"}, "pkg.c": {"pkg.a"}}
+    assert graph == {"pkg": set(), "pkg.a": {"pkg.b"}, "pkg.b": {"pkg", "pkg.a"}, "pkg.c": {"pkg", "pkg.a"}}
     assert circles(graph) == [["pkg.a", "pkg.b", "pkg.a"]]
 
 
