@@ -153,6 +153,15 @@ def test_validation_batches_are_dealt_without_repeats(replicas):
     assert all(epoch(sampler(replicas, rank, shuffle=False), 5) == shards[rank] for rank in range(replicas))
 
 
+@pytest.mark.parametrize("replicas", [2, 3])
+def test_fewer_validation_batches_than_processes_give_each_process_one(replicas):
+    lengths = [3, 5, 4, 2, 6]  # one batch within the budget
+    assert len(epoch(TokenBatchSampler(lengths, 16, 400, shuffle=False))) == 1
+    shards = [epoch(TokenBatchSampler(lengths, 16, 400, shuffle=False, num_replicas=replicas, rank=rank))
+              for rank in range(replicas)]
+    assert all(shards) and sorted(i for s in shards for i in flat(s)) == list(range(len(lengths)))
+
+
 def test_epochs_reshuffle_deterministically():
     s = sampler(2, 1)
     first, second = epoch(s, 0), epoch(s, 1)

@@ -1,13 +1,20 @@
 """`attention-lab`: translations checked against `Translator.translate`, and every failure one
 line starting with `error:`, exit status 2, no partial output."""
 
+import fcntl
 import io
 import itertools
 import json
 import os
 import pickle
+import re
+import resource
+import signal
+import struct
 import subprocess
 import sys
+import termios
+import time
 from pathlib import Path
 
 import pytest
@@ -213,9 +220,9 @@ def test_bad_input_arguments(trained_model, capsys, tmp_path):
     one_line_error(cli(capsys, "translate", "--model", trained_model, "Go.", ""), "sentence 2 is empty")
     one_line_error(cli(capsys, "translate", "--model", trained_model, "--input", tmp_path / "nope.txt"),
                    f"{tmp_path / 'nope.txt'}: no such input file")
-    (tmp_path / "latin1.txt").write_bytes("Ça va ?\n".encode("latin-1"))
+    (tmp_path / "latin1.txt").write_bytes("Go.\nÇa va ?\n".encode("latin-1"))
     one_line_error(cli(capsys, "translate", "--model", trained_model, "--input", tmp_path / "latin1.txt"),
-                   f"{tmp_path / 'latin1.txt'}: not UTF-8 text")
+                   f"{tmp_path / 'latin1.txt'}: line 2: not UTF-8 text (invalid continuation byte at byte 0)")
     (tmp_path / "in.txt").write_text("Go.\n")
     one_line_error(cli(capsys, "translate", "--model", trained_model, "--input", tmp_path / "in.txt", "Go."),
                    "not both")
@@ -309,8 +316,14 @@ def test_non_finite_search_settings_are_refused_naming_the_key(trained_model, ca
                    f"{option}: must be a finite number")
 
 
+def refuse_to_load(*args):
+    pytest.fail("the model was loaded before the paths were checked")
+
+
 @pytest.mark.parametrize("option", ["--output", "--heatmap"])
-def test_an_output_into_a_missing_folder_fails_naming_it_and_creates_nothing(trained_model, capsys, tmp_path, option):
+def test_an_output_into_a_missing_folder_fails_naming_it_and_creates_nothing(trained_model, capsys, tmp_path, option,
+                                                                             monkeypatch):
+    monkeypatch.setattr(Translator, "load", refuse_to_load)
     target = tmp_path / "typo" / "out.png"
     one_line_error(cli(capsys, "translate", "--model", trained_model, option, target, "Go."),
                    f"{option} {target}: no such directory {str(tmp_path / 'typo')!r}")
@@ -318,33 +331,164 @@ def test_an_output_into_a_missing_folder_fails_naming_it_and_creates_nothing(tra
 
 
 @pytest.mark.parametrize("option", ["--output", "--heatmap"])
-def test_an_output_onto_a_directory_fails_before_translating(trained_model, capsys, tmp_path, option):
+def test_an_output_onto_a_directory_fails_before_translating(trained_model, capsys, tmp_path, option, monkeypatch):
+    monkeypatch.setattr(Translator, "load", refuse_to_load)
     (tmp_path / "folder").mkdir()
     one_line_error(cli(capsys, "translate", "--model", trained_model, option, tmp_path / "folder", "Go."),
                    f"{option} {tmp_path / 'folder'}: is a directory")
     assert list((tmp_path / "folder").iterdir()) == []
 
 
-def test_an_input_file_with_a_byte_order_mark_reads_as_without(trained_model, capsys, tmp_path):
+def test_an_input_file_with_a_byte_order_mark_reads_as_without(trained_model, capsys, tmp_path, monkeypatch):
+    read = []  # the sentences the translator is given
+    translate = Translator.translate
+    monkeypatch.setattr(Translator, "translate", lambda self, sentences, *a, **k: (
+        read.append(list(sentences)), translate(self, sentences, *a, **k))[1])
     (tmp_path / "bom.txt").write_bytes("\ufeffI see the cat.\r\nGo.\r\n".encode("utf-8"))
-    (tmp_path / "plain.txt").write_text("I see the cat.\nGo.\n", encoding="utf-8")
-    code, with_bom, _ = cli(capsys, "translate", "--model", trained_model, "--input", tmp_path / "bom.txt")
-    assert code == 0 and with_bom.count("\n") == 2
-    assert cli(capsys, "translate", "--model", trained_model, "--input", tmp_path / "plain.txt")[:2] == (0, with_bom)
+    code, out, _ = cli(capsys, "translate", "--model", trained_model, "--input", tmp_path / "bom.txt")
+    assert code == 0 and read == [["I see the cat.", "Go."]] and out.count("\n") == 2
+    read.clear()
+    code, _, _ = cli(capsys, "translate", "--model", trained_model, stdin="\ufeffGo.\n", monkeypatch=monkeypatch)
+    assert code == 0 and read == [["Go."]]
 
 
-def test_a_killed_job_leaves_no_output_file(trained_model, tmp_path):
-    """The translations are written to a temporary name and renamed: killing the job midway leaves
-    neither a partial `--output` nor its temporary."""
-    (tmp_path / "in.txt").write_text("".join(f"{s}\n" for s in SENTENCES * 3000))
+# -- the system's failures, in the real process ---------------------------------------------------------
+
+SCRIPT = Path(sys.executable).parent / "attention-lab"
+
+
+def start(model, *args, **popen) -> subprocess.Popen:
+    """`attention-lab translate --model MODEL ARGS` as its own process, stderr read as text."""
+    popen = {"stdout": subprocess.DEVNULL, "stderr": subprocess.PIPE, **popen}
+    return subprocess.Popen([str(SCRIPT), "translate", "--model", str(model), "--device", "cpu", *map(str, args)],
+                            text=True, **popen)
+
+
+def failed(job, status: int, message: str) -> None:
+    """`job` ended with `status` and the one line `error: MESSAGE`, no traceback."""
+    _, err = job.communicate(timeout=300)
+    assert (job.returncode, err) == (status, f"error: {message}\n")
+
+
+def long_input(folder: Path, repeats: int = 3000) -> Path:
+    """12,000 lines: many chunks, tens of seconds of beam search."""
+    path = folder / "in.txt"
+    path.write_text("".join(f"{s}\n" for s in SENTENCES * repeats))
+    return path
+
+
+def wait_for_a_partial_write(job, out: Path) -> Path:
+    """The file written to (`out`'s temporary, or `out` itself were it written in place), once it
+    holds translations: the job is midway."""
+    while job.poll() is None:
+        partial = [p for p in [*out.parent.glob(f".{out.name}.*.tmp"), out] if p.exists() and p.stat().st_size > 0]
+        if partial:
+            return partial[0]
+        time.sleep(0.05)
+    pytest.fail(f"the job ended ({job.returncode}) before it wrote any translation: give it more lines")
+
+
+def test_a_killed_job_leaves_no_output_and_the_next_run_clears_its_temporary(trained_model, tmp_path):
+    """The translations go to a temporary name, renamed when all are written: a job killed while
+    it writes (SIGKILL runs no cleanup) leaves no `--output`, partial or not."""
     out = tmp_path / "out.txt"
-    job = subprocess.Popen([sys.executable, "-m", "attention_lab.cli", "translate", "--model", str(trained_model),
-                            "--input", str(tmp_path / "in.txt"), "--output", str(out), "--batch-size", "4"],
-                           stderr=subprocess.PIPE)
-    try:
-        job.wait(timeout=8)  # loading and the first batches
-        pytest.fail("the job ended before it could be killed midway: give it more lines")
-    except subprocess.TimeoutExpired:
-        job.kill()
-    job.wait()
+    job = start(trained_model, "--input", long_input(tmp_path), "--output", out)
+    partial = wait_for_a_partial_write(job, out)
+    job.kill()
+    job.communicate(timeout=60)
+    assert not out.exists() and partial.exists()
+    done = subprocess.run([str(SCRIPT), "translate", "--model", str(trained_model), "--output", str(out), "Go."],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt", "out.txt"]  # the stale temporary is gone
+
+
+def test_ctrl_c_is_one_line_exit_130_and_leaves_no_output(trained_model, tmp_path):
+    out = tmp_path / "out.txt"
+    job = start(trained_model, "--input", long_input(tmp_path), "--output", out)
+    wait_for_a_partial_write(job, out)
+    job.send_signal(signal.SIGINT)
+    failed(job, 130, "interrupted")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]
+
+
+def test_a_write_failing_midway_leaves_the_earlier_output_untouched(trained_model, tmp_path):
+    """A file-size limit of 4 KiB (RLIMIT_FSIZE) fails the write after its first blocks, as a
+    full disk would, with errno EFBIG."""
+    out = tmp_path / "out.txt"
+    out.write_text("earlier translations\n")
+    limit = lambda: resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))  # noqa: E731
+    job = start(trained_model, "--beam", 1, "--input", long_input(tmp_path, 100), "--output", out, preexec_fn=limit)
+    failed(job, 1, f"{out}: File too large")
+    assert out.read_text() == "earlier translations\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt", "out.txt"]
+
+
+def test_a_full_disk_under_stdout_is_one_line(trained_model):
+    with open("/dev/full", "w") as full:  # every write fails with ENOSPC
+        failed(start(trained_model, *SENTENCES, stdout=full), 1, "stdout: No space left on device")
+
+
+def test_a_closed_pipe_is_one_line(trained_model, tmp_path):
+    """`attention-lab translate --input big.txt | head -1`: the reader leaves after one line."""
+    job = start(trained_model, "--beam", 1, "--input", long_input(tmp_path), stdout=subprocess.PIPE)
+    assert job.stdout.readline().strip()
+    job.stdout.close()
+    assert job.wait(timeout=300) == 1
+    assert job.stderr.read() == "error: stdout: Broken pipe\n"
+
+
+def test_a_folder_given_as_the_input_file_is_one_line(trained_model, tmp_path):
+    (tmp_path / "folder").mkdir()
+    out = tmp_path / "out.txt"
+    failed(start(trained_model, "--input", tmp_path / "folder", "--output", out), 2,
+           f"{tmp_path / 'folder'}: is a directory, not a file")
+    assert not out.exists()
+
+
+def test_every_command_reads_a_file_given_as_a_folder_as_one_line(tmp_path):
+    (tmp_path / "mlflow_run.json").write_text("{}")
+    given = tmp_path / "mlflow_run.json"
+    done = subprocess.run([str(SCRIPT), "promote", "--model-dir", str(given)], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 2 and done.stderr.startswith(f"error: {given}/mlflow_run.json: unreadable ")
+    assert done.stderr.count("\n") == 1, done.stderr
+
+
+@pytest.mark.skipif(not Path("/sys").is_dir(), reason="sysfs refuses new files, even to root")
+def test_an_output_where_writing_is_not_permitted_is_one_line(trained_model):
+    out = Path("/sys/translations.txt")
+    failed(start(trained_model, "--output", out, "Go."), 1, f"{out}: Permission denied")
+    assert not out.exists()
+
+
+def read_terminal(args: list) -> tuple[int, bytes]:
+    """Run `args` with stderr on a pseudo-terminal of 24 rows of 100 columns (a new one has 0):
+    (exit status, what it showed there)."""
+    controller, terminal = os.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
+    job = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=terminal)
+    os.close(terminal)
+    shown = b""
+    while True:
+        try:
+            data = os.read(controller, 4096)
+        except OSError:  # EIO: the job closed the terminal
+            break
+        if not data:
+            break
+        shown += data
+    os.close(controller)
+    return job.wait(timeout=300), shown
+
+
+def test_a_long_input_shows_progress_on_a_terminal_only(trained_model, tmp_path):
+    path = long_input(tmp_path, 30)  # 120 lines
+    args = [str(SCRIPT), "translate", "--model", str(trained_model), "--beam", "1", "--input", str(path),
+            "--output", str(tmp_path / "out.txt")]
+    code, shown = read_terminal(args)
+    assert code == 0, shown[-2000:]
+    assert re.search(rb"\d+/120 \[", shown) and b"lines/s" in shown, shown[-2000:]  # tqdm's count of the total
+    assert read_terminal(args + ["--quiet"]) == (0, b"")
+    piped = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert (piped.returncode, piped.stderr) == (0, "")

@@ -12,6 +12,7 @@ also feed it small wrong texts and see it fail.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib
 import io
 import re
@@ -285,6 +286,36 @@ def length_problems(text: str) -> list[str]:
     return [f"README.md has {lines} lines, more than {MAX_LINES}"] if lines > MAX_LINES else []
 
 
+def section(text: str, title: str) -> str:
+    return text.split(f"\n## {title}\n", 1)[-1].split("\n## ", 1)[0] if f"\n## {title}\n" in text else ""
+
+
+def limit_figures() -> list[tuple[str, float]]:
+    """(a pattern around a figure of the README's Limits, the value the code enforces) for each."""
+    from attention_lab.inference.translator import SearchParams
+    from attention_lab.tracking import served_model
+
+    fields = {f.name: f for f in dataclasses.fields(SearchParams)}
+    return [(r"`max_source_pieces` \((\S+) pieces", SearchParams().max_source_pieces),
+            (r"`max_output_pieces` \((\S+)\)", SearchParams().max_output_pieces),
+            (r"a beam is at most (\S+) wide", fields["beam_size"].metadata["bounds"]["le"]),
+            (r"a request over (\S+) source pieces", served_model.MAX_REQUEST_PIECES),
+            (r"a beam over (\S+),", served_model.MAX_BEAM),
+            (r"more than (\S+) s of search", served_model.MAX_REQUEST_SECONDS)]
+
+
+def limits_problems(text: str) -> list[str]:
+    """Each figure of the Limits section against the constant that enforces it."""
+    limits, problems = " ".join(section(text, "Limits").split()), []
+    for pattern, value in limit_figures():
+        found = re.search(pattern, limits)
+        if not found:
+            problems.append(f"Limits: nothing matches {pattern!r}")
+        elif float(found.group(1).replace(",", "")) != value:
+            problems.append(f"Limits: {found.group(0)!r}, but the code enforces {value:g}")
+    return problems
+
+
 # -- the README ------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -294,6 +325,10 @@ def readme() -> str:
 
 def test_readme_is_short(readme):
     assert length_problems(readme) == []
+
+
+def test_readme_limits_are_the_enforced_ones(readme):
+    assert len(limit_figures()) == 6 and limits_problems(readme) == []
 
 
 def test_readme_commands_parse_and_name_real_params_targets_and_files(readme):
@@ -396,3 +431,11 @@ def test_file_layout_stage_and_length_checks_fail():
     assert "pipeline table: no stage 'splitt' in dvc.yaml" in problems
     assert "pipeline table: stage 'train_tokenizer' is missing" in problems
     assert length_problems("line\n" * (MAX_LINES + 1)) == [f"README.md has {MAX_LINES + 1} lines, more than 250"]
+
+
+def test_limits_check_fails_on_a_figure_the_code_does_not_enforce(readme):
+    limits = section(readme, "Limits")
+    wrong = readme.replace(limits, limits.replace("16,384", "20,000").replace("(512)", "(500)"))
+    assert limits_problems(wrong) == ["Limits: '`max_output_pieces` (500)', but the code enforces 512",
+                                      "Limits: 'a request over 20,000 source pieces', but the code enforces 16384"]
+    assert len(limits_problems("## Limits\n\nNothing here.\n")) == 6

@@ -168,7 +168,7 @@ def test_the_champion_is_served_over_http_and_survives_bad_requests(store, logge
 
         bad = [(b"{not json", "Invalid input"),
                ({"dataframe_records": [{"txt": "I see the cat."}]}, "Model is missing inputs ['text']"),
-               ({"dataframe_records": [{"text": 5}]}, "row 0: 'text' must be a string, got int 5"),
+               ({"dataframe_records": [{"text": 5}]}, "row 1: 'text' must be a string, got int 5"),
                ({"dataframe_records": [{"text": "I see the cat."}], "params": {"beam_size": 0}},
                 "params.beam_size: must be >= 1, got 0")]
         for request, reason in bad:
@@ -196,7 +196,7 @@ def test_the_served_model_bounds_the_work_of_a_request(store, logged, expected, 
         still_serving()
         settled = base.memory()
         long = " ".join(["cat"] * 3000)
-        abuse = [({"inputs": {"text": ["Go.", long]}}, "row 1: "),
+        abuse = [({"inputs": {"text": ["Go.", long]}}, "row 2: "),
                  ({"inputs": {"text": ["Go."] * 5000}}, f"over the {served_model.MAX_REQUEST_PIECES} one request"),
                  ({"inputs": {"text": ["Go."]}, "params": {"beam_size": 32}}, "params.beam_size: at most 16"),
                  ({"inputs": {"text": ["Go."]}, "params": {"beam_size": 1000}}, "params.beam_size: must be <= 64"),
@@ -210,7 +210,7 @@ def test_the_served_model_bounds_the_work_of_a_request(store, logged, expected, 
             still_serving()
         # A request cannot lift the server's limits: MLflow drops params the signature lacks.
         status, body = post(url, {"inputs": {"text": ["Go.", long]}, "params": {"max_source_pieces": 10**6}})
-        assert status == 400 and "row 1: " in body["message"], body
+        assert status == 400 and "row 2: " in body["message"], body
         with ThreadPoolExecutor(max_workers=20) as pool:
             answers = list(pool.map(lambda _: post(url, normal), range(20)))
         assert answers == [(200, {"predictions": expected[4]})] * 20
@@ -218,31 +218,57 @@ def test_the_served_model_bounds_the_work_of_a_request(store, logged, expected, 
         assert base.memory() < settled + 300 * 2**20, (settled, base.memory())
 
 
-def test_a_request_past_its_share_of_time_is_refused_naming_the_limit(trained_model, monkeypatch):
+@pytest.fixture
+def served(trained_model):
+    model = served_model.TranslatorModel()
+    model.translator = Translator.load(trained_model, "cpu")
+    return model
+
+
+def test_a_request_past_its_share_of_time_is_refused_naming_the_limit(served, monkeypatch):
+    """The deadline is checked at every output step, not once before the search: on a clock that
+    ticks a second per reading, a 2-s share runs out at the search's third step."""
     import pandas as pd
     from mlflow.exceptions import MlflowException
 
-    model = served_model.TranslatorModel()
-    model.translator = Translator.load(trained_model, "cpu")
+    from attention_lab.inference.search import SearchTimeout
+
     frame = pd.DataFrame({served_model.TEXT: SENTENCES})
-    assert model.predict(None, frame) == [t.text for t in model.translator.translate(SENTENCES)]
-    monkeypatch.setattr(served_model, "MAX_REQUEST_SECONDS", 0.0)
-    with pytest.raises(MlflowException, match=r"2 rows need more than the 0 s of search one request may take") as exc:
-        model.predict(None, frame)
+    assert served.predict(None, frame) == [t.text for t in served.translator.translate(SENTENCES)]
+    ticks = iter(range(1000))
+    monkeypatch.setattr("time.monotonic", lambda: float(next(ticks)))  # predict reads 0: the deadline is 2
+    monkeypatch.setattr(served_model, "MAX_REQUEST_SECONDS", 2.0)
+    with pytest.raises(MlflowException, match=r"2 rows need more than the 2 s of search one request") as exc:
+        served.predict(None, frame)
     assert exc.value.get_http_status_code() == 400
+    assert isinstance(exc.value.__context__, SearchTimeout)
+    assert str(exc.value.__context__) == "search passed its deadline at output step 3"
+    assert next(ticks) == 4  # no reading after the step that tripped
 
 
-def test_blank_rows_answer_blank_and_rows_keep_their_numbers(trained_model):
+def test_a_request_over_the_piece_cap_is_refused_before_any_search(served, monkeypatch):
     import pandas as pd
     from mlflow.exceptions import MlflowException
 
-    model = served_model.TranslatorModel()
-    model.translator = Translator.load(trained_model, "cpu")
+    pieces = sum(map(len, served.translator.tokenizer.src.encode_all(SENTENCES)))
+    monkeypatch.setattr(served_model, "MAX_REQUEST_PIECES", pieces - 1)
+    monkeypatch.setattr("attention_lab.inference.translator.run_search",
+                        lambda *a, **k: pytest.fail("the search ran before the request's size was checked"))
+    with pytest.raises(MlflowException, match=rf"^2 rows of {pieces} source pieces in all, over the {pieces - 1} "):
+        served.predict(None, pd.DataFrame({served_model.TEXT: SENTENCES}))
+
+
+def test_blank_rows_answer_blank_and_rows_keep_their_numbers(served):
+    import pandas as pd
+    from mlflow.exceptions import MlflowException
+
     rows = ["", SENTENCES[0], "   ", SENTENCES[1]]
-    expected = [t.text for t in model.translator.translate(SENTENCES)]
-    assert model.predict(None, pd.DataFrame({served_model.TEXT: rows})) == ["", expected[0], "", expected[1]]
-    short, long = model.translator.tokenizer.src.encode_all(["Go.", "I see the cat on the car."])
+    expected = [t.text for t in served.translator.translate(SENTENCES)]
+    assert served.predict(None, pd.DataFrame({served_model.TEXT: rows})) == ["", expected[0], "", expected[1]]
+    short, long = served.translator.tokenizer.src.encode_all(["Go.", "I see the cat on the car."])
     assert len(short) < len(long)
-    with pytest.raises(MlflowException, match=rf"^row 2: {len(long)} pieces, over the {len(short)} a sentence may"):
-        model.predict(None, pd.DataFrame({served_model.TEXT: ["", "Go.", "I see the cat on the car."]}),
+    with pytest.raises(MlflowException, match=rf"^row 3: {len(long)} pieces, over the {len(short)} a sentence may"):
+        served.predict(None, pd.DataFrame({served_model.TEXT: ["", "Go.", "I see the cat on the car."]}),
                       {"max_source_pieces": len(short)})
+    with pytest.raises(MlflowException, match=r"^row 3: 'text' must be a string, got int 5"):
+        served_model.sentences_of(pd.DataFrame({served_model.TEXT: ["Go.", "", 5]}))

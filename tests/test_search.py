@@ -410,10 +410,14 @@ def test_search_under_bf16_autocast_keeps_float32_log_probabilities(beam):
 
 
 @pytest.mark.parametrize("beam", [1, 4])
-def test_a_search_past_its_deadline_stops_with_search_timeout(beam):
+def test_a_search_past_its_deadline_stops_with_search_timeout(beam, monkeypatch):
     model = biased(make_model(), EOS_ID)
     src, src_len = batch()
-    with pytest.raises(SearchTimeout, match="deadline at output step 1"):
-        run_search(model, src, src_len, LIMITS, beam_size=beam, deadline=time.monotonic() - 1)
+    with monkeypatch.context() as patch:  # every step reads the clock: one that ticks a second per reading
+        ticks = iter(range(1000))
+        patch.setattr(time, "monotonic", lambda: float(next(ticks)))
+        with pytest.raises(SearchTimeout, match="^search passed its deadline at output step 3$"):
+            run_search(biased(make_model(), EOS_ID, -50.0), src, src_len, LIMITS + 5, beam_size=beam, deadline=1.5)
+        assert next(ticks) == 3  # no step after the one that tripped
     in_time = run_search(model, src, src_len, LIMITS, beam_size=beam, deadline=time.monotonic() + 60)
     assert torch.equal(in_time.tokens, run_search(model, src, src_len, LIMITS, beam_size=beam).tokens)

@@ -477,10 +477,16 @@ def test_stage_rejects_bad_params_in_one_line_without_outputs(paths, tmp_path, s
     assert not paths.out.exists() and not paths.reports.exists()
 
 
-def test_tying_all_embeddings_needs_a_joint_vocabulary(tmp_path, corpus_zip):
+# Separate subword vocabularies of one size (450 pieces each) are the case a size check let through.
+SEPARATE_VOCAB = {**TINY_VOCAB, "subword": {**TINY_VOCAB["subword"], "joint": False}}
+
+
+@pytest.mark.parametrize("vocab", [{"kind": "word"}, SEPARATE_VOCAB], ids=["word", "separate-subword"])
+def test_tying_all_embeddings_needs_a_joint_tokenizer(tmp_path, corpus_zip, vocab):
     paths = prepare_data(corpus_zip, SplitParams(valid_fraction=0.1, test_fraction=0.1), tmp_path,
-                         TokenizerParams(kind="word"))
-    with pytest.raises(ConfigError, match="train_seq2seq.model.tie_embeddings: 'all' needs one vocabulary"):
+                         from_mapping(TokenizerParams, vocab, "train_tokenizer"))
+    with pytest.raises(ConfigError, match=r"^train_seq2seq.model.tie_embeddings: 'all' needs a joint tokenizer "
+                                          r"\(train_tokenizer.subword.joint: true\)"):
         train_seq2seq(tiny_params(model={"tie_embeddings": "all"}), MlflowParams(enabled=False), paths)
     assert not paths.out.exists()
 

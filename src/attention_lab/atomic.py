@@ -19,7 +19,10 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_stale(path)
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:  # name the file asked for, not the random temporary
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     os.close(fd)
     tmp = Path(tmp_name)
     tmp.chmod(0o666 & ~_umask())  # mkstemp creates 0600; outputs get the usual permissions
@@ -28,6 +31,10 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         with open(tmp, "rb+") as handle:  # flush to disk before the rename makes it visible
             os.fsync(handle.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        if exc.filename is not None:
+            raise
+        raise OSError(exc.errno, exc.strerror, str(path)) from None  # a write (a full disk) names the file asked for
     finally:
         tmp.unlink(missing_ok=True)
 

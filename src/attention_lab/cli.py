@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable, Iterable
+from contextlib import ExitStack, closing
 from pathlib import Path
 from typing import NoReturn
 
-from attention_lab.errors import UserError, run_main
+from attention_lab.errors import UserError, run_main, write_stdout
 
 EPILOG = """examples:
   attention-lab translate "I lost." "He's calm."
@@ -19,31 +21,28 @@ EPILOG = """examples:
   attention-lab promote --model-dir models/seq2seq"""
 
 
-def read_sentences(args: argparse.Namespace) -> list[str]:
-    """Sentences from the arguments, `--input FILE` (`-` = stdin) or piped stdin, one per line."""
+def input_lines(args: argparse.Namespace, stack: ExitStack) -> tuple[str, Iterable[str]]:
+    """The input's name in errors and its lines, read as they are used: the arguments, `--input
+    FILE` (`-` = stdin) or piped stdin; a file stays open in `stack`."""
+    from attention_lab.inference.lines import decoded_lines
+
     if args.sentences and args.input:
         raise UserError("give sentences as arguments or with --input, not both")
     if args.sentences:
-        lines = args.sentences
-        for i, line in enumerate(lines, 1):
+        for i, line in enumerate(args.sentences, 1):
             if not line.strip():
                 raise UserError(f"sentence {i} is empty")
-        return lines
+        return "arguments", args.sentences
     if args.input and args.input != "-":
         try:
-            text = Path(args.input).read_text(encoding="utf-8-sig")  # a byte-order mark is not text
+            return args.input, decoded_lines(args.input, stack.enter_context(open(args.input, "rb")))
         except FileNotFoundError:
             raise UserError(f"{args.input}: no such input file") from None
-        except UnicodeDecodeError as exc:
-            raise UserError(f"{args.input}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    elif args.input == "-" or not sys.stdin.isatty():
-        text = sys.stdin.read().removeprefix("\ufeff")
-    else:
-        raise UserError("nothing to translate: give sentences, --input FILE, or pipe text in")
-    lines = text.splitlines()
-    if not any(line.strip() for line in lines):
-        raise UserError(f"{args.input or 'stdin'}: empty input")
-    return lines
+        except IsADirectoryError:
+            raise UserError(f"{args.input}: is a directory, not a file") from None
+    if args.input == "-" or not sys.stdin.isatty():
+        return "stdin", decoded_lines("stdin", getattr(sys.stdin, "buffer", sys.stdin))
+    raise UserError("nothing to translate: give sentences, --input FILE, or pipe text in")
 
 
 def check_output_folder(option: str, path: str | None) -> None:
@@ -64,54 +63,65 @@ SEARCH_OPTIONS = {"beam_size": "--beam", "length_penalty": "--length-penalty", "
 def translate(args: argparse.Namespace) -> None:
     import torch
 
-    from attention_lab.atomic import write_text
+    from attention_lab.atomic import write_with
     from attention_lab.config import ConfigError, from_mapping
     from attention_lab.data.special_tokens import UNK
+    from attention_lab.inference.lines import Progress, chunked, count_lines, translated_lines
     from attention_lab.inference.translator import SearchParams, SourceTooLong, Translator
 
     check_output_folder("--output", args.output)
     check_output_folder("--heatmap", args.heatmap)
-    lines = read_sentences(args)
-    if args.device == "cuda" and not torch.cuda.is_available():
-        raise UserError("--device cuda: no CUDA device is available")
-    values = {key: getattr(args, option[2:].replace("-", "_")) for key, option in SEARCH_OPTIONS.items()}
-    try:
-        search = from_mapping(SearchParams, values, "translate")
-    except ConfigError as exc:
-        key, _, reason = str(exc).partition(": ")
-        option = SEARCH_OPTIONS.get(key.removeprefix("translate."))
-        raise UserError(f"{option}: {reason}" if option else str(exc)) from None
-    translator = Translator.load(args.model, args.device)
-    indices = [i for i, line in enumerate(lines) if line.strip()]  # blank lines stay blank
-    try:
-        results = translator.translate([lines[i] for i in indices], search, maps=bool(args.heatmap))
-    except SourceTooLong as exc:
-        line = indices[exc.index] + 1
-        where = f"sentence {line}" if args.sentences else f"{args.input or 'stdin'}: line {line}"
-        raise UserError(f"{where}: {exc.pieces} pieces, over --max-source-pieces {exc.limit}: "
-                        "split it into shorter sentences") from None
-    outputs = [""] * len(lines)
-    for i, result in zip(indices, results):
-        outputs[i] = result.text
-        if result.unknown:
-            print(f"note: line {i + 1}: words outside the vocabulary, read as {UNK} and copied through "
-                  f"attention: {' '.join(result.unknown)}", file=sys.stderr)
-    text = "\n".join(outputs) + "\n"
-    if args.output:
-        write_text(args.output, text)
-    else:
-        sys.stdout.write(text)
-    if args.heatmap:
-        from attention_lab.evaluation.heatmaps import heads_grid, translations_grid
-        from attention_lab.plotting import save_figure
+    with ExitStack() as stack:
+        name, lines = input_lines(args, stack)
+        if args.device == "cuda" and not torch.cuda.is_available():
+            raise UserError("--device cuda: no CUDA device is available")
+        values = {key: getattr(args, option[2:].replace("-", "_")) for key, option in SEARCH_OPTIONS.items()}
+        try:
+            search = from_mapping(SearchParams, values, "translate")
+        except ConfigError as exc:
+            key, _, reason = str(exc).partition(": ")
+            option = SEARCH_OPTIONS.get(key.removeprefix("translate."))
+            raise UserError(f"{option}: {reason}" if option else str(exc)) from None
+        chunks = chunked(name, lines)
+        translator = Translator.load(args.model, args.device)
+        show = not args.quiet and sys.stderr.isatty()
+        total = (count_lines(args.input) if name == args.input else len(args.sentences) or None) if show else None
+        progress = stack.enter_context(closing(Progress(total, show)))
+        kept = []  # the translations, for the heatmap only: otherwise memory holds one chunk's
 
-        save_figure(translations_grid(results), args.heatmap)
-        if results and results[0].layout != (1, 1):  # a multi-head model: each sentence's maps by layer and head too
-            path = Path(args.heatmap)
-            for k, result in enumerate(results, 1):
-                heads = path.with_name(f"{path.stem}-heads-{k}{path.suffix}")
-                save_figure(heads_grid(result, f"sentence {k}"), heads)
-                print(f"note: attention by layer and head: {heads}", file=sys.stderr)
+        def write_all(write: Callable[[str], object]) -> None:
+            for number, result in enumerate(translated_lines(translator, chunks, search, bool(args.heatmap),
+                                                             progress.update), 1):
+                write(f"{result.text if result else ''}\n")
+                if result and result.unknown and not args.quiet:
+                    progress.note(f"note: line {number}: words outside the vocabulary, read as {UNK} and copied "
+                                  f"through attention: {' '.join(result.unknown)}")
+                if result and args.heatmap:
+                    kept.append(result)
+
+        try:
+            if args.output:
+                write_with(args.output, lambda file: write_all(lambda text: file.write(text.encode("utf-8"))))
+            else:
+                write_all(write_stdout)
+        except SourceTooLong as exc:
+            where = f"sentence {exc.index + 1}" if args.sentences else f"{name}: line {exc.index + 1}"
+            raise UserError(f"{where}: {exc.pieces} pieces, over --max-source-pieces {exc.limit}: "
+                            "split it into shorter sentences") from None
+    if args.heatmap:
+        save_heatmaps(kept, Path(args.heatmap))
+
+
+def save_heatmaps(results: list, path: Path) -> None:
+    from attention_lab.evaluation.heatmaps import heads_grid, translations_grid
+    from attention_lab.plotting import save_figure
+
+    save_figure(translations_grid(results), path)
+    if results and results[0].layout != (1, 1):  # a multi-head model: each sentence's maps by layer and head too
+        for k, result in enumerate(results, 1):
+            heads = path.with_name(f"{path.stem}-heads-{k}{path.suffix}")
+            save_figure(heads_grid(result, f"sentence {k}"), heads)
+            print(f"note: attention by layer and head: {heads}", file=sys.stderr)
 
 
 def promote(args: argparse.Namespace) -> None:
@@ -169,6 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--heatmap", help="save the attention heatmap(s) to this PNG (and, for a Transformer, "
                    "each sentence's maps by layer and head to NAME-heads-K.png)")
     t.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: cuda when available")
+    t.add_argument("--quiet", action="store_true",
+                   help="no progress bar (shown for --input on a terminal) and no notes on stderr, only errors")
     t.set_defaults(func=translate)
 
     b = commands.add_parser("bench", help="measure training, decoding and start-up speed as same-run ratios, print JSON")

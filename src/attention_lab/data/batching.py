@@ -85,7 +85,8 @@ class TokenBatchSampler(Sampler[list[int]]):
     batch while the order stays random. Across processes the batches are split evenly (see
     `split_evenly`), and each process takes every `num_replicas`-th: disjoint shards that cover
     the data. Evaluation (no `shuffle`): all indices sorted by length (with `bucket`), batches dealt round-robin,
-    no sentence repeated, so metrics summed over processes equal those of one process.
+    no sentence repeated, so metrics summed over processes equal those of one process; fewer batches
+    than processes are split until each process has one.
     """
 
     def __init__(self, lengths: Sequence[int], max_rows: int, max_tokens: int | None, shuffle: bool,
@@ -122,7 +123,10 @@ class TokenBatchSampler(Sampler[list[int]]):
         n = len(self.lengths)
         if not self.shuffle:
             order = np.argsort(self.lengths, kind="stable") if self.bucket else np.arange(n)
-            return budget_batches(order, self.lengths, self.max_rows, self.max_tokens)[self.rank :: self.num_replicas]
+            batches = budget_batches(order, self.lengths, self.max_rows, self.max_tokens)
+            if len(batches) < self.num_replicas:  # Lightning fails a process with no validation batch
+                batches = split_evenly(batches, self.num_replicas)
+            return batches[self.rank :: self.num_replicas]
         rng = np.random.default_rng((self.seed, self.epoch))
         order = rng.permutation(n)
         pool = self.max_rows * 100

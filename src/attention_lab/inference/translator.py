@@ -5,7 +5,7 @@ Imports nothing from Lightning, MLflow or DVC: translating needs only the model 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,10 +94,12 @@ class Translator:
         return ids
 
     def translate(self, sentences: Sequence[str], search: SearchParams | None = None,
-                  deadline: float | None = None, maps: bool = False) -> list[Translation]:
+                  deadline: float | None = None, maps: bool = False,
+                  progress: Callable[[int], object] | None = None) -> list[Translation]:
         """Translate in batches of similar length; results come back in input order. Past
         `deadline` (a `time.monotonic()`), the search raises `SearchTimeout`. `maps`: keep each
-        layer's and head's attention (`Translation.maps`), not only their average."""
+        layer's and head's attention (`Translation.maps`), not only their average. `progress(n)`
+        is told after each batch how many sentences it translated."""
         search = search or SearchParams()
         src_codec, tgt_codec = self.tokenizer.src, self.tokenizer.tgt
         ids = self.encode(sentences, search)
@@ -124,4 +126,6 @@ class Translator:
                     source=sentences[i], src_pieces=[UNK if j == UNK_ID else p for p, j in zip(read, ids[i])] + [EOS],
                     pieces=pieces, text=tgt_codec.join(pieces), score=scores[row], attention=weights,
                     unknown=unknown, maps=kept if maps else None, layout=self.model.decoder.attention_layout)
+            if progress is not None:
+                progress(len(batch))
         return results  # type: ignore[return-value]

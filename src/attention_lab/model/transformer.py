@@ -13,36 +13,17 @@ values, so search pays for one position per step and teacher forcing runs all st
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import torch
 from torch import Tensor, nn
 
-from attention_lab.config import param
 from attention_lab.data.special_tokens import PAD_ID
 from attention_lab.model.decoder import OutputLayer
 from attention_lab.model.encoder_decoder import EncoderDecoder, check_tying, init_embedding, xavier_init
-from attention_lab.model.multi_head_attention import MultiHeadAttention, check_heads
+from attention_lab.model.multi_head_attention import MultiHeadAttention
+from attention_lab.model.params import ModelParams, TransformerParams
 from attention_lab.model.positional_encoding import sinusoids
-
-if TYPE_CHECKING:
-    from attention_lab.model.seq2seq import ModelParams
-
-
-@dataclass(frozen=True)
-class TransformerParams:
-    layers: int = param(3, ge=1)  # L blocks in the encoder and as many in the decoder
-    heads: int = param(4, ge=1)  # M
-    model_size: int = param(256, ge=2)  # H, embeddings included
-    ffn_size: int = param(1024, ge=1)  # F, the position-wise feed-forward layer's width
-    dropout: float = param(0.1, ge=0, lt=1)  # on embeddings, attention weights and each sub-layer's output
-
-    def validate(self) -> None:
-        try:
-            check_heads(self.model_size, self.heads)
-        except ValueError as exc:
-            raise ValueError(f"heads: {exc}") from None
 
 
 class TransformerState(NamedTuple):

@@ -13,7 +13,7 @@ The work of one request is bounded (README: Limits). Before any search: each sen
 the beam at most `MAX_BEAM`; outputs stop at `max_output_pieces`. During the search: at most
 `MAX_REQUEST_SECONDS`, under the scoring server's own 60-s timeout, which answers 504 but cannot
 stop the work. Those limits are the server's: the signature has no param for them, and MLflow
-drops params it does not list. A request over a limit gets 400 naming the row or the limit.
+drops params it does not list. A request over a limit gets 400 naming the row (from 1) or the limit.
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def sentences_of(model_input: pd.DataFrame) -> list[str]:
         got = list(map(str, model_input.columns)) if isinstance(model_input, pd.DataFrame) else type(model_input)
         raise MlflowException.invalid_parameter_value(f"expected a DataFrame with a {TEXT!r} column, got {got}")
     values = model_input[TEXT].tolist()
-    for row, value in enumerate(values):
+    for row, value in enumerate(values, 1):
         if not isinstance(value, str):
             raise MlflowException.invalid_parameter_value(
                 f"row {row}: {TEXT!r} must be a string, got {type(value).__name__} {value!r}"[:200])
@@ -67,7 +67,8 @@ class TranslatorModel(PythonModel):
         from attention_lab.inference.translator import SearchParams, SourceTooLong
 
         rows = sentences_of(model_input)
-        # Blank rows answer blank, as blank lines do in `attention-lab translate`; row numbers stay the request's.
+        # Blank rows answer blank, as blank lines do in `attention-lab translate`; row numbers stay the request's,
+        # counted from 1 in every error, as `translate` counts lines.
         indices = [i for i, row in enumerate(rows) if row.strip()]
         sentences = [rows[i] for i in indices]
         try:  # params: those of the signature, with its defaults (SearchParams') for any left out
@@ -77,7 +78,7 @@ class TranslatorModel(PythonModel):
             pieces = sum(map(len, self.translator.encode(sentences, search)))
         except SourceTooLong as exc:
             raise MlflowException.invalid_parameter_value(
-                f"row {indices[exc.index]}: {exc.pieces} pieces, over the {exc.limit} a sentence may have: "
+                f"row {indices[exc.index] + 1}: {exc.pieces} pieces, over the {exc.limit} a sentence may have: "
                 "split it into shorter sentences") from None
         except UserError as exc:
             raise MlflowException.invalid_parameter_value(str(exc)) from None

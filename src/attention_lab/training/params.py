@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from attention_lab.config import param, seed_param
-from attention_lab.model.seq2seq import ModelParams
+from attention_lab.model.params import ModelParams
 from attention_lab.training.datamodule import DataParams
 from attention_lab.training.module import OptimParams
 

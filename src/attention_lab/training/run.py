@@ -19,7 +19,7 @@ from pytorch_lightning.utilities.exceptions import MisconfigurationException
 
 from attention_lab.config import ConfigError, to_dict
 from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer
-from attention_lab.model.seq2seq import build_model
+from attention_lab.model.seq2seq import build_model, check_joint
 from attention_lab.tracking import store as tracking
 from attention_lab.training.allocator import keep_freed_memory
 from attention_lab.training.callbacks import NEVER, AtomicCheckpointIO, History, PlannedValidation, ScheduleCallback
@@ -111,6 +111,7 @@ def prepare(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: TrainPa
     datamodule = TranslationDataModule(paths.data, tokenizer, params.data, params.seed)
     datamodule.setup("fit")
     try:
+        check_joint(params.model, tokenizer.joint)
         model = build_model(params.model, len(tokenizer.src), len(tokenizer.tgt))
     except ValueError as exc:
         raise ConfigError(f"train_seq2seq.model.{exc}") from None

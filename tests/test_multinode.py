@@ -1,0 +1,116 @@
+"""The README's multi-node command, run for real: two `torchrun` launchers on loopback, each a node
+of one CPU process (gloo), train the tiny model on the generated corpus together."""
+
+import json
+import os
+import re
+import shlex
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import pytorch_lightning as pl
+import torch
+from conftest import REPO, TINY_TRAINING, TINY_VOCAB
+from corpus_factory import write_zip
+
+from attention_lab.config import from_mapping
+from attention_lab.data.splits import SplitParams
+from attention_lab.data.tokenizer import TokenizerParams
+from attention_lab.inference.model_file import load_model
+from attention_lab.training.datamodule import TranslationDataModule
+from attention_lab.training.module import Seq2SeqModule
+from attention_lab.training.paths import prepare_data
+from attention_lab.training.run import Seq2SeqParams
+
+NODES = 2
+
+
+def readme_command() -> list[str]:
+    """The README's multi-node `torchrun` line, as words."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"`(torchrun --nnodes=2 [^`]+)`", text.replace("\n", " "))
+    assert found, "README: no multi-node torchrun command"
+    return shlex.split(re.sub(r"\s+", " ", found.group(1)))
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def node_command(node: int, port: int, params: Path, paths, folder: Path) -> list[str]:
+    """The README's command for node `node` of this machine: one process per node, the master on
+    loopback, each node with output folders of its own (as separate machines have)."""
+    words = []
+    for word in readme_command():
+        word = word.replace("HOST", "127.0.0.1").replace("29500", str(port)).replace("RANK", str(node))
+        words.append("--nproc-per-node=1" if word.startswith("--nproc-per-node=") else word)
+    assert words[-1] == "..." and "-m" in words, words  # the stage's own arguments follow
+    stage = ["--params", params, "--data", paths.data, "--tokenizer", paths.tokenizer,
+             "--out", folder / "model", "--reports", folder / "reports"]
+    return [str(Path(sys.executable).parent / words[0]), *words[1:-1], *map(str, stage)]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """(data paths, the folder of each node) after the two-node run."""
+    root = tmp_path_factory.mktemp("multinode")
+    paths = prepare_data(write_zip(root / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1), root,
+                         from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
+    trainer = {**TINY_TRAINING["trainer"], "max_epochs": 2, "num_nodes": NODES}  # as the README sets it
+    params = root / "params.yaml"
+    params.write_text(json.dumps({"train_seq2seq": {**TINY_TRAINING, "trainer": trainer},
+                                  "mlflow": {"enabled": False}}))
+    port = free_port()
+    # gloo binds the address the host name resolves to unless told the interface: loopback here.
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "GLOO_SOCKET_IFNAME": "lo", "PYTHONUNBUFFERED": "1"}
+    folders = [root / f"node{node}" for node in range(NODES)]
+    jobs = [subprocess.Popen(node_command(node, port, params, paths, folders[node]), cwd=REPO, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for node in range(NODES)]
+    try:
+        logs = [job.communicate(timeout=240)[0] for job in jobs]
+    finally:
+        for job in jobs:
+            job.kill()
+    assert [job.returncode for job in jobs] == [0] * NODES, "\n".join(
+        f"node {node}:\n{log[-3000:]}" for node, log in enumerate(logs))
+    return paths, folders, logs
+
+
+def test_two_nodes_train_together(trained):
+    _, folders, logs = trained
+    assert all(f"world_size: {NODES}" in log or "distributed_backend=gloo" in log for log in logs[:1]), logs[0][-3000:]
+    metrics = json.loads((folders[0] / "reports" / "metrics.json").read_text())
+    assert metrics["epochs"] == 2 and torch.isfinite(torch.tensor(metrics["train_loss"]))
+    history = (folders[0] / "reports" / "history.csv").read_text().splitlines()
+    assert len(history) == 1 + 2, history  # a row per epoch
+
+
+def test_only_rank_0_writes(trained):
+    _, folders, _ = trained
+    assert sorted(p.name for p in (folders[0] / "model").iterdir()) == ["mlflow_run.json", "model.pt"]
+    assert sorted(p.name for p in (folders[0] / "reports").iterdir()) == ["history.csv", "metrics.json"]
+    written = sorted(str(p.relative_to(folders[1])) for p in folders[1].rglob("*")) if folders[1].exists() else []
+    assert written == [], written
+
+
+def test_validation_equals_one_processs(trained):
+    """The model the two nodes exported, validated by one process on the same split, gives the
+    val metrics the two nodes recorded for it: each node validated a disjoint share of the
+    sentences and the sums were added up, neither repeated nor dropped."""
+    paths, folders, _ = trained
+    recorded = json.loads((folders[0] / "reports" / "metrics.json").read_text())
+    params = from_mapping(Seq2SeqParams, TINY_TRAINING, "train_seq2seq")
+    loaded = load_model(folders[0] / "model")
+    data = TranslationDataModule(paths.data, loaded.tokenizer, params.data, params.seed)
+    trainer = pl.Trainer(accelerator="cpu", devices=1, logger=False, enable_progress_bar=False,
+                         enable_model_summary=False, use_distributed_sampler=False)
+    one = trainer.validate(Seq2SeqModule(loaded.model, params.optim, loaded.tokenizer), datamodule=data,
+                           verbose=False)[0]
+    assert one["val/bleu"] == pytest.approx(recorded["val_bleu"], abs=1e-4)
+    assert one["val/loss"] == pytest.approx(recorded["val_loss"], rel=1e-5)
+    assert one["val/ppl"] == pytest.approx(recorded["val_ppl"], rel=1e-5)
