@@ -26,6 +26,7 @@ from attention_lab.training.paths import prepare_data
 from attention_lab.training.run import Seq2SeqParams
 
 NODES = 2
+VALIDATIONS = 4
 
 
 def readme_command() -> list[str]:
@@ -61,7 +62,8 @@ def trained(tmp_path_factory):
     root = tmp_path_factory.mktemp("multinode")
     paths = prepare_data(write_zip(root / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1), root,
                          from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
-    trainer = {**TINY_TRAINING["trainer"], "max_epochs": 2, "num_nodes": NODES}  # as the README sets it
+    trainer = {**TINY_TRAINING["trainer"], "max_epochs": 2, "validations": VALIDATIONS,
+               "num_nodes": NODES}  # as the README sets it
     params = root / "params.yaml"
     params.write_text(json.dumps({"train_seq2seq": {**TINY_TRAINING, "trainer": trainer},
                                   "mlflow": {"enabled": False}}))
@@ -87,13 +89,14 @@ def test_two_nodes_train_together(trained):
     metrics = json.loads((folders[0] / "reports" / "metrics.json").read_text())
     assert metrics["epochs"] == 2 and torch.isfinite(torch.tensor(metrics["train_loss"]))
     history = (folders[0] / "reports" / "history.csv").read_text().splitlines()
-    assert len(history) == 1 + 2, history  # a row per epoch
+    assert len(history) == 1 + VALIDATIONS == 1 + metrics["validations"], history  # the nodes validated together
 
 
 def test_only_rank_0_writes(trained):
     _, folders, _ = trained
     assert sorted(p.name for p in (folders[0] / "model").iterdir()) == ["mlflow_run.json", "model.pt"]
-    assert sorted(p.name for p in (folders[0] / "reports").iterdir()) == ["history.csv", "metrics.json"]
+    assert sorted(p.name for p in (folders[0] / "reports").iterdir()) == ["history.csv", "metrics.json",
+                                                                           "train_loss.csv"]
     written = sorted(str(p.relative_to(folders[1])) for p in folders[1].rglob("*")) if folders[1].exists() else []
     assert written == [], written
 

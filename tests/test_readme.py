@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import importlib
+import json
 import io
 import re
 import shlex

@@ -32,10 +32,10 @@ def store(own_store: Path) -> Path:
 
 
 def training_run(bleu: float | None) -> str:
-    """A finished training run with `test/beam.bleu` = `bleu` (none when None), as evaluate logs it."""
+    """A finished training run with `test.beam.bleu` = `bleu` (none when None), as evaluate logs it."""
     run = mlflow_run.Run.create(tracking.MlflowParams(experiment="registry"), "train_seq2seq")
     if bleu is not None:
-        run.log_metrics({"test/beam.bleu": bleu})
+        run.log_metrics({"test.beam.bleu": bleu})
     run.finish()
     return run.run_id
 
@@ -116,8 +116,8 @@ def test_promote_moves_the_champion_only_to_a_better_model(store, trained_model)
     line = registry.promote(first, name=name)
     assert line.endswith("@champion moved to it: there was no champion") and "\n" not in line
     line = registry.promote(worse, name=name)
-    assert line == (f"registered {name} version 2 (run {worse}, test/beam.bleu = 20.00); "
-                    "@champion stays on version 1 (test/beam.bleu = 30.00 >= 20.00)")
+    assert line == (f"registered {name} version 2 (run {worse}, test.beam.bleu = 20.00); "
+                    "@champion stays on version 1 (test.beam.bleu = 30.00 >= 20.00)")
     assert str(client.get_model_version_by_alias(name, "champion").version) == "1"
     line = registry.promote(better, name=name)
     assert line.endswith("@champion moved to it: beats version 1 (30.00)")
@@ -134,7 +134,7 @@ def test_promote_errors_are_one_line_with_exit_status_2(store, trained_model, tm
     cases = [(["--run-id", "0123456789abcdef"], "MLflow run 0123456789abcdef not found at"),
              (["--model-dir", str(tmp_path)], f"{tmp_path / 'mlflow_run.json'}: no such file"),
              (["--run-id", modelless], "logged no model: train with the train_seq2seq stage"),
-             (["--run-id", unevaluated], "has no metric 'test/beam.bleu': run the evaluate stage first")]
+             (["--run-id", unevaluated], "has no metric 'test.beam.bleu': run the evaluate stage first")]
     for args, message in cases:
         with pytest.raises(SystemExit) as exit_:
             cli.main(["promote", *args])
@@ -148,7 +148,7 @@ def test_promote_from_the_model_folder(store, logged, tmp_path, capsys):
     (tmp_path / "mlflow_run.json").write_text(json.dumps({"run_id": run_id, "experiment": "registry"}))
     cli.main(["promote", "--model-dir", str(tmp_path)])
     out = capsys.readouterr().out
-    assert f"{registry.MODEL_NAME} version 1 (run {run_id}, test/beam.bleu = 30.00)" in out and out.count("\n") == 1
+    assert f"{registry.MODEL_NAME} version 1 (run {run_id}, test.beam.bleu = 30.00)" in out and out.count("\n") == 1
     assert tracking.client().get_model_version_by_alias(registry.MODEL_NAME, "champion").run_id == run_id
 
 

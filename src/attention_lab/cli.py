@@ -218,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     which.add_argument("--run-id", help="MLflow run of the training (default: the one in --model-dir)")
     which.add_argument("--model-dir", default="models/seq2seq",
                        help="folder whose mlflow_run.json names the run (default: %(default)s)")
-    p.add_argument("--metric", default="test/beam.bleu",
+    p.add_argument("--metric", default="test.beam.bleu",
                    help="higher is better; compared with the champion's (default: %(default)s)")
     p.set_defaults(func=promote)
     return parser

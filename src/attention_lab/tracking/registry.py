@@ -25,7 +25,7 @@ from attention_lab.tracking.served_model import ARTIFACT, REQUEST_PARAMS, TEXT
 
 MODEL_NAME = "attention-lab-translator"
 CHAMPION = "champion"
-DEFAULT_METRIC = "test/beam.bleu"
+DEFAULT_METRIC = "test.beam.bleu"
 LOGGED_NAME = "translator"
 MODEL_CODE = Path(__file__).with_name("served_model.py")
 INPUT_EXAMPLE = ["I lost.", "He's calm."]
