@@ -109,7 +109,8 @@ class TranslationDataModule(pl.LightningDataModule):
         if self.trainer is not None and self.trainer.fit_loop.restarting:
             # Validation (and so the checkpoint a run resumes from) falls within epochs; Lightning
             # restarts the loader of the interrupted epoch, whose trained batches are left out here.
-            sampler.resume(self.trainer.current_epoch, self.trainer.fit_loop.epoch_loop.batch_progress.current.completed)
+            trained = self.trainer.fit_loop.epoch_loop.batch_progress.current.completed
+            sampler.resume(self.trainer.current_epoch, trained)
         return self._loader(self.train_pairs, sampler, collate_pairs)
 
     def val_dataloader(self) -> list[DataLoader]:
