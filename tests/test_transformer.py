@@ -165,6 +165,20 @@ def test_teacher_forcing_is_causal():
     assert not torch.allclose(later[:, 3:], logits[:, 3:])
 
 
+def test_teacher_forcing_runs_the_fused_attention_kernel_and_never_the_score_matrix():
+    """Every attention of a training step (encoder self, decoder causal self, cross) on CPU's flash
+    kernel, forward and backward: the math path would materialise each (Q, K) score matrix."""
+    model = tiny().train()  # dropout 0: attention dropout would take the math path
+    src, src_len = sources()
+    with torch.profiler.profile() as profile:
+        token_loss(model(src, src_len, targets()), targets()).backward()
+    ops = [event.name for event in profile.events()]
+    flash = "aten::_scaled_dot_product_flash_attention_for_cpu"
+    assert ops.count(flash) == 3 * 2  # encoder self, decoder self and cross, in each of 2 layers
+    assert ops.count(flash + "_backward") == 3 * 2
+    assert not {"aten::_scaled_dot_product_attention_math", "aten::bmm", "aten::softmax"} & set(ops)
+
+
 @pytest.mark.parametrize("chunks", [(1, 1, 1, 1, 1, 1), (2, 3, 1), (4, 2)], ids=["1-by-1", "2-3-1", "4-2"])
 def test_cached_incremental_decoding_equals_full_prefix_recomputation(chunks):
     """Steps fed through the key-value cache, one or several tokens at a time, give the logits

@@ -43,6 +43,26 @@ def masked_softmax(scores: Tensor, valid_lens: Tensor | None) -> Tensor:
     return F.softmax(scores, dim=-1).masked_fill(~mask, 0.0)
 
 
+def fused_attention(queries: Tensor, keys: Tensor, values: Tensor, valid_lens: Tensor | None,
+                    dropout: float = 0.0, causal: bool = False) -> Tensor:
+    """Scaled dot-product attention through `F.scaled_dot_product_attention`: queries (B, ..., Q, D),
+    keys and values (B, ..., K, D), any head dimensions between -> contexts (B, ..., Q, D).
+
+    `valid_lens` (B,) or (B, Q) masks keys as `masked_softmax` does, a row with no valid key
+    giving zeros; `causal` (without `valid_lens`) lets query i read keys up to i. On CPU the flash
+    kernel runs with a boolean mask or `is_causal` alike, but not with dropout, which takes the
+    math path (the full (Q, K) score matrix)."""
+    if valid_lens is None:
+        return F.scaled_dot_product_attention(queries, keys, values, dropout_p=dropout, is_causal=causal)
+    mask = key_mask(valid_lens, keys.shape[-2])  # (B, Q|1, K)
+    heads = (1,) * (queries.dim() - 3)
+    mask = mask.view(mask.shape[0], *heads, *mask.shape[1:])  # (B, ..., Q|1, K)
+    any_valid = mask.any(dim=-1, keepdim=True)  # (B, ..., Q|1, 1)
+    context = F.scaled_dot_product_attention(queries, keys, values, attn_mask=mask | ~any_valid,
+                                             dropout_p=dropout)  # (B, ..., Q, D)
+    return context * any_valid
+
+
 class Attention(nn.Module):
     """Attention pooling `softmax(score(q, k)) v`; subclasses define `score` (and `prepare_keys`)."""
 
@@ -98,8 +118,8 @@ class DotAttention(Attention):
 class ScaledDotAttention(DotAttention):
     """`qᵀk / √d`: Vaswani et al. 2017, "Attention Is All You Need", §3.2.1.
 
-    Without weights to keep, it runs `F.scaled_dot_product_attention` (fused kernels) with the
-    same masking semantics, empty rows included.
+    Without weights to keep, it runs `fused_attention` with the same masking semantics, empty rows
+    included.
     """
 
     def score(self, queries: Tensor, keys: Tensor) -> Tensor:
@@ -109,14 +129,7 @@ class ScaledDotAttention(DotAttention):
                need_weights: bool = True) -> tuple[Tensor, Tensor | None]:
         if need_weights:
             return super().attend(queries, keys, values, valid_lens)
-        dropout = self.dropout.p if self.training else 0.0
-        if valid_lens is None:
-            return F.scaled_dot_product_attention(queries, keys, values, dropout_p=dropout), None
-        mask = key_mask(valid_lens, keys.shape[1])  # (B, Q|1, K)
-        any_valid = mask.any(dim=-1, keepdim=True)  # (B, Q|1, 1)
-        context = F.scaled_dot_product_attention(queries, keys, values, attn_mask=mask | ~any_valid,
-                                                 dropout_p=dropout)  # (B, Q, D)
-        return context * any_valid, None
+        return fused_attention(queries, keys, values, valid_lens, self.dropout.p if self.training else 0.0), None
 
 
 class GeneralAttention(Attention):

@@ -113,10 +113,11 @@ class DecoderBlock(nn.Module):
         past, steps = past_keys.shape[2], x.shape[1]
         if past:  # teacher forcing and search's first step have nothing cached: no copy
             keys, values = torch.cat([past_keys, keys], dim=2), torch.cat([past_values, values], dim=2)  # (B, M, t + T, Z)
-        # Causal: new step i reads the t cached steps and new steps up to i. One new step reads all.
-        causal = (None if steps == 1
-                  else (past + torch.arange(1, steps + 1, device=x.device)).expand(x.shape[0], -1))  # (B, T)
-        x = x + self.dropout(self.self_attention.attend(h, keys, values, causal)[0])
+        # Causal: new step i reads the t cached steps and new steps up to i. One new step reads all;
+        # with nothing cached (teacher forcing) `is_causal` keeps the fused kernel and builds no mask.
+        readable = (None if steps == 1 or not past
+                    else (past + torch.arange(1, steps + 1, device=x.device)).expand(x.shape[0], -1))  # (B, T)
+        x = x + self.dropout(self.self_attention.attend(h, keys, values, readable, causal=steps > 1 and not past)[0])
         context, weights = self.cross_attention.attend(self.norm2(x), memory_keys, memory_values, src_len,
                                                        need_weights)
         x = x + self.dropout(context)
