@@ -12,6 +12,7 @@ and then `attend` at each step, which also returns the weights (B, Q, K).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
@@ -61,6 +62,19 @@ def fused_attention(queries: Tensor, keys: Tensor, values: Tensor, valid_lens: T
     context = F.scaled_dot_product_attention(queries, keys, values, attn_mask=mask | ~any_valid,
                                              dropout_p=dropout)  # (B, ..., Q, D)
     return context * any_valid
+
+
+def by_sentence(attend: Callable[[Tensor], tuple[Tensor, Tensor | None]], queries: Tensor,
+                sentences: int) -> tuple[Tensor, Tensor | None]:
+    """Attention over keys kept once per sentence, for queries (N, T, H) of N = B·W rows, each
+    sentence's W rows in a row (beam search's hypotheses): a sentence's W·T queries attend
+    together, so its keys are never copied per hypothesis. `attend` maps queries (B, W·T, H) to
+    contexts (B, W·T, D) and weights (B, ..., W·T, K) or None -> (N, T, D), (N, ..., T, K)."""
+    rows, steps = queries.shape[:2]
+    context, weights = attend(queries.reshape(sentences, -1, queries.shape[-1]))  # (B, W·T, D)
+    if weights is not None:
+        weights = weights.unflatten(-2, (rows // sentences, steps)).movedim(-3, 1).flatten(0, 1)  # (N, ..., T, K)
+    return context.reshape(rows, steps, -1), weights  # (N, T, D)
 
 
 class Attention(nn.Module):
