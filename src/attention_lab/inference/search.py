@@ -73,14 +73,14 @@ def _next_candidates(model: EncoderDecoder, tokens: Tensor, state, finished: Ten
     logits = model.decoder.output(features[open_rows, 0])  # (o, V)
     # At least float32, also under bf16 autocast (validation on CUDA): scores are ranked and summed.
     logits = logits.to(torch.promote_types(logits.dtype, torch.float32))
-    # log-softmax of the top k only: logit - logsumexp, without writing an (o, V) result
-    normalizer = torch.logsumexp(logits, dim=-1, keepdim=True)  # (o, 1)
-    logits[:, banned] = float("-inf")
-    open_logits, open_tokens = logits.topk(k, dim=-1)  # (o, k)
+    # One fused log-softmax kernel: 1.5x faster than `logsumexp`'s four passes (ad hoc, (1200, 8000), 2026-11-25)
+    log_probs = torch.log_softmax(logits, dim=-1)  # (o, V)
+    log_probs[:, banned] = float("-inf")
+    open_log_probs, open_tokens = log_probs.topk(k, dim=-1)  # (o, k)
     top_log_probs = torch.full((len(finished), k), float("-inf"), dtype=logits.dtype, device=logits.device)
     top_log_probs[:, 0] = 0.0  # what a finished row offers: <pad> for free
     top_tokens = torch.full_like(top_log_probs, PAD_ID, dtype=torch.long)
-    top_log_probs[rows[open_rows]], top_tokens[rows[open_rows]] = open_logits - normalizer, open_tokens
+    top_log_probs[rows[open_rows]], top_tokens[rows[open_rows]] = open_log_probs, open_tokens
     weights = weights.reshape(len(rows), -1, weights.shape[-1]).float()  # (n, R, S)
     if not maps:
         weights = weights.mean(dim=1, keepdim=True)  # (n, 1, S)
