@@ -206,6 +206,27 @@ def test_cached_incremental_decoding_equals_full_prefix_recomputation(chunks):
         assert (attention[row, ..., n:] == 0).all()
 
 
+def test_hypotheses_share_their_sentences_source_and_finished_sentences_leave():
+    """Beam search's state: W rows per sentence read the source kept once per sentence (never
+    copied by `select`); `keep` drops sentences with their rows and the rest step as before."""
+    model = tiny()
+    src, src_len = sources()
+    encoded = model.encode(src, src_len)
+    rows = encoded.select(torch.arange(B).repeat_interleave(2))  # W = 2 rows per sentence
+    tokens = targets()[:, :2].repeat_interleave(2, dim=0)  # (6, 2)
+    tokens[1::2, 1] = 4  # each sentence's two rows differ
+    _, rows, _ = model.decoder.step(tokens[:, :1], rows)
+    rows = rows.select(torch.tensor([1, 0, 2, 2, 5, 4]))  # reordered, row 2 twice: within sentences
+    source, shared = rows.memory_keys + rows.memory_values, encoded.memory_keys + encoded.memory_values
+    assert all(a is b for a, b in zip(source, shared))
+    everyone, _, weights = model.decoder.step(tokens[:, 1:], rows)
+    kept = rows.keep(torch.tensor([0, 2]))
+    assert [k.shape[0] for k in kept.memory_keys + kept.self_keys] == [2] * 2 + [4] * 2
+    alone, _, kept_weights = model.decoder.step(tokens[[0, 1, 4, 5], 1:], kept)
+    torch.testing.assert_close(alone, everyone[[0, 1, 4, 5]])
+    torch.testing.assert_close(kept_weights, weights[[0, 1, 4, 5]])
+
+
 def test_padding_changes_nothing_and_a_sentence_decodes_alone_as_in_a_batch():
     model = tiny()
     src, src_len = sources()
