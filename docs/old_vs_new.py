@@ -10,7 +10,8 @@ drifts slows both alike. Usage, from a checkout with the corpus at hand:
     python docs/old_vs_new.py train /tmp/bench /tmp/old/src src 12   # 12 blocks of 10 training steps
     python docs/old_vs_new.py beam /tmp/bench /tmp/old/src src 6     # 6 blocks of 100 test sentences
 
-Decoding needs `model.pt` in the folder: `train` saves the new side's weights after its blocks when
+`ARCH=rnn` measures params.yaml's default (Bahdanau) model instead. Decoding needs `model.pt`
+(`rnn.pt`) in the folder: `train` saves the new side's weights after its blocks when
 it is absent (a model that ends sentences, where an untrained one runs every beam to its limit).
 Both sides load the same weights; their outputs are compared sentence by sentence.
 """
@@ -25,6 +26,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+ARCH = os.environ.get("ARCH", "model")  # "rnn": params.yaml's default Bahdanau model instead of its Transformer
 
 
 def prepare(folder: Path, corpus: str) -> None:
@@ -43,7 +46,8 @@ def prepare(folder: Path, corpus: str) -> None:
     data, [batches] = epoch_batches(paths, params, 1)
     random.Random(0).shuffle(batches)
     torch.save({"batches": batches[:400], "src_vocab": len(data.tokenizer.src), "tgt_vocab": len(data.tokenizer.tgt),
-                "model": params.model}, folder / "batches.pt")
+                "model": params.model, "rnn": with_overrides(sections["train_seq2seq"], (), 1).model},
+               folder / "batches.pt")
 
 
 def worker(kind: str, folder: Path) -> None:
@@ -56,7 +60,7 @@ def worker(kind: str, folder: Path) -> None:
     torch.set_num_threads(1)
     saved = torch.load(folder / "batches.pt", weights_only=False)
     torch.manual_seed(0)
-    model = build_model(saved["model"], saved["src_vocab"], saved["tgt_vocab"])
+    model = build_model(saved[ARCH], saved["src_vocab"], saved["tgt_vocab"])
     if kind == "train":
         model.train()
         optimizer = torch.optim.Adam(model.parameters(), lr=2e-3, fused=True)
@@ -83,7 +87,7 @@ def worker(kind: str, folder: Path) -> None:
         from attention_lab.inference.model_file import LoadedModel
         from attention_lab.inference.translator import SearchParams, Translator
 
-        model.load_state_dict(torch.load(folder / "model.pt"))
+        model.load_state_dict(torch.load(folder / f"{ARCH}.pt"))
         translator = Translator(LoadedModel(model, Tokenizer.load(folder / "data" / "tokenizer" / TOKENIZER_FILE)))
         sources = list(references(load_split(folder / "data" / "data", "test")).index)
         random.Random(0).shuffle(sources)
@@ -102,8 +106,8 @@ def worker(kind: str, folder: Path) -> None:
         seconds, work = block(int(line))
         print(json.dumps({"seconds": seconds, "work": work}), flush=True)
     result = {"outputs": [s for i in sorted(outputs) for s in outputs[i]]} if kind != "train" else {}
-    if kind == "train" and not (folder / "model.pt").exists():
-        torch.save(model.state_dict(), folder / "model.pt")
+    if kind == "train" and not (folder / f"{ARCH}.pt").exists():
+        torch.save(model.state_dict(), folder / f"{ARCH}.pt")
     print(json.dumps(result), flush=True)
 
 
