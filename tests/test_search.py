@@ -403,7 +403,8 @@ def test_search_under_bf16_autocast_keeps_float32_log_probabilities(beam):
         state = model.encode(src, src_len)
         tokens = torch.full((3, 1), BOS_ID)
         finished = torch.tensor([False, True, False])
-        log_probs, _, _, weights = _next_candidates(model, tokens, state, finished, 2, [PAD_ID, BOS_ID], False)
+        log_probs, _, _, weights = _next_candidates(model, tokens, state, finished, torch.arange(3), 2,
+                                                    [PAD_ID, BOS_ID], False)
         decoded = run_search(model, src, src_len, LIMITS, beam_size=beam, alpha=0.6)
     assert log_probs.dtype == weights.dtype == torch.float32
     check_well_formed(decoded, LIMITS.tolist())

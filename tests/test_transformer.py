@@ -165,6 +165,20 @@ def test_teacher_forcing_is_causal():
     assert not torch.allclose(later[:, 3:], logits[:, 3:])
 
 
+def test_teacher_forcing_runs_the_fused_attention_kernel_and_never_the_score_matrix():
+    """Every attention of a training step (encoder self, decoder causal self, cross) on CPU's flash
+    kernel, forward and backward: the math path would materialise each (Q, K) score matrix."""
+    model = tiny().train()  # dropout 0: attention dropout would take the math path
+    src, src_len = sources()
+    with torch.profiler.profile() as profile:
+        token_loss(model(src, src_len, targets()), targets()).backward()
+    ops = [event.name for event in profile.events()]
+    flash = "aten::_scaled_dot_product_flash_attention_for_cpu"
+    assert ops.count(flash) == 3 * 2  # encoder self, decoder self and cross, in each of 2 layers
+    assert ops.count(flash + "_backward") == 3 * 2
+    assert not {"aten::_scaled_dot_product_attention_math", "aten::bmm", "aten::softmax"} & set(ops)
+
+
 @pytest.mark.parametrize("chunks", [(1, 1, 1, 1, 1, 1), (2, 3, 1), (4, 2)], ids=["1-by-1", "2-3-1", "4-2"])
 def test_cached_incremental_decoding_equals_full_prefix_recomputation(chunks):
     """Steps fed through the key-value cache, one or several tokens at a time, give the logits
@@ -190,6 +204,27 @@ def test_cached_incremental_decoding_equals_full_prefix_recomputation(chunks):
     assert attention.shape == (B, tgt.shape[1], 2 * M, int(LENGTHS.max()))
     for row, n in enumerate(LENGTHS.tolist()):
         assert (attention[row, ..., n:] == 0).all()
+
+
+def test_hypotheses_share_their_sentences_source_and_finished_sentences_leave():
+    """Beam search's state: W rows per sentence read the source kept once per sentence (never
+    copied by `select`); `keep` drops sentences with their rows and the rest step as before."""
+    model = tiny()
+    src, src_len = sources()
+    encoded = model.encode(src, src_len)
+    rows = encoded.select(torch.arange(B).repeat_interleave(2))  # W = 2 rows per sentence
+    tokens = targets()[:, :2].repeat_interleave(2, dim=0)  # (6, 2)
+    tokens[1::2, 1] = 4  # each sentence's two rows differ
+    _, rows, _ = model.decoder.step(tokens[:, :1], rows)
+    rows = rows.select(torch.tensor([1, 0, 2, 2, 5, 4]))  # reordered, row 2 twice: within sentences
+    source, shared = rows.memory_keys + rows.memory_values, encoded.memory_keys + encoded.memory_values
+    assert all(a is b for a, b in zip(source, shared))
+    everyone, _, weights = model.decoder.step(tokens[:, 1:], rows)
+    kept = rows.keep(torch.tensor([0, 2]))
+    assert [k.shape[0] for k in kept.memory_keys + kept.self_keys] == [2] * 2 + [4] * 2
+    alone, _, kept_weights = model.decoder.step(tokens[[0, 1, 4, 5], 1:], kept)
+    torch.testing.assert_close(alone, everyone[[0, 1, 4, 5]])
+    torch.testing.assert_close(kept_weights, weights[[0, 1, 4, 5]])
 
 
 def test_padding_changes_nothing_and_a_sentence_decodes_alone_as_in_a_batch():

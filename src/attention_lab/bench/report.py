@@ -11,7 +11,8 @@ In one run, on one machine, it measures:
   as a fraction of the peak, and the fraction of that ceiling training reaches;
 - with `reference`: the seed model trained the textbook's way (`textbook.py`) on the same batches
   for the same epochs, and the project/reference ratio;
-- decoding throughput, batched against one sentence at a time, greedy and beam (`inference_speed.py`);
+- decoding throughput, batched against one sentence at a time, greedy and beam, of both the default
+  model (`decoding`) and the Transformer (`transformer.decoding`) (`inference_speed.py`);
 - the start-up time of `attention-lab translate "Go."` in a fresh process, against `import torch`,
   and whether it imported the training stack.
 """

@@ -23,7 +23,7 @@ import torch
 from torch import Tensor
 
 from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID
-from attention_lab.model.encoder_decoder import EncoderDecoder
+from attention_lab.model.encoder_decoder import EncoderDecoder, sentence_rows
 
 
 class Decoded(NamedTuple):
@@ -57,33 +57,49 @@ def _banned(model: EncoderDecoder, forbid: tuple[int, ...]) -> list[int]:
     return banned
 
 
-def _next_candidates(model: EncoderDecoder, tokens: Tensor, state, finished: Tensor, k: int,
+def _next_candidates(model: EncoderDecoder, tokens: Tensor, state, finished: Tensor, rows: Tensor, k: int,
                      banned: list[int], maps: bool) -> tuple[Tensor, Tensor, object, Tensor]:
     """Each row's `k` best next tokens (N, k) with their log-probabilities (N, k).
 
-    `k` is at most the number of tokens not `banned`, so every candidate of an open row is finite.
-    The output layer, log-softmax and top-k (the work that grows with the vocabulary) run only
-    for unfinished rows; a finished row offers `<pad>` at no cost (then -inf). Taking each row's
-    top k before ranking across beams keeps the cross-beam ranking to (B, W·k).
+    The decoder steps only `rows` (n,), the rows of the sentences still open, which `state`
+    holds; the other rows are finished. `k` is at most the number of tokens not `banned`, so
+    every candidate of an open row is finite. The output layer, log-softmax and top-k (the work
+    that grows with the vocabulary) run only for open rows; a finished row offers `<pad>` at no
+    cost (then -inf). Taking each row's top k before ranking across beams keeps the cross-beam
+    ranking to (B, W·k).
     """
-    features, state, weights = model.decoder.step(tokens, state)  # (N, 1, H), ., (N, 1, S) or (N, 1, R, S)
-    open_rows = (~finished).nonzero()[:, 0]  # (n,)
-    logits = model.decoder.output(features[open_rows, 0])  # (n, V)
+    features, state, weights = model.decoder.step(tokens[rows], state)  # (n, 1, H), ., (n, 1, S) or (n, 1, R, S)
+    open_rows = (~finished[rows]).nonzero()[:, 0]  # (o,) among the n
+    logits = model.decoder.output(features[open_rows, 0])  # (o, V)
     # At least float32, also under bf16 autocast (validation on CUDA): scores are ranked and summed.
     logits = logits.to(torch.promote_types(logits.dtype, torch.float32))
-    # log-softmax of the top k only: logit - logsumexp, without writing an (n, V) result
-    normalizer = torch.logsumexp(logits, dim=-1, keepdim=True)  # (n, 1)
-    logits[:, banned] = float("-inf")
-    open_logits, open_tokens = logits.topk(k, dim=-1)  # (n, k)
-    open_log_probs = open_logits - normalizer
+    # One fused log-softmax kernel: 1.5x faster than `logsumexp`'s four passes (ad hoc, (1200, 8000), 2026-11-25)
+    log_probs = torch.log_softmax(logits, dim=-1)  # (o, V)
+    log_probs[:, banned] = float("-inf")
+    open_log_probs, open_tokens = log_probs.topk(k, dim=-1)  # (o, k)
     top_log_probs = torch.full((len(finished), k), float("-inf"), dtype=logits.dtype, device=logits.device)
     top_log_probs[:, 0] = 0.0  # what a finished row offers: <pad> for free
     top_tokens = torch.full_like(top_log_probs, PAD_ID, dtype=torch.long)
-    top_log_probs[open_rows], top_tokens[open_rows] = open_log_probs, open_tokens
-    weights = weights.reshape(len(finished), -1, weights.shape[-1]).float()  # (N, R, S)
+    top_log_probs[rows[open_rows]], top_tokens[rows[open_rows]] = open_log_probs, open_tokens
+    weights = weights.reshape(len(rows), -1, weights.shape[-1]).float()  # (n, R, S)
     if not maps:
-        weights = weights.mean(dim=1, keepdim=True)  # (N, 1, S)
-    return top_log_probs, top_tokens, state, weights  # (N, k), (N, k), ., (N, R, S)
+        weights = weights.mean(dim=1, keepdim=True)  # (n, 1, S)
+    all_weights = weights.new_zeros(len(finished), *weights.shape[1:])  # (N, R, S): zero on rows not stepped
+    all_weights[rows] = weights
+    return top_log_probs, top_tokens, state, all_weights  # (N, k), (N, k), ., (N, R, S)
+
+
+def _drop_finished(state, finished: Tensor, width: int, sentences: Tensor, step: int) -> tuple[object, Tensor]:
+    """The state and the open sentences (b,) without those whose every row (W each) is `finished`
+    (N,): from the next step on they cost the decoder nothing. Reading the flags back waits for
+    the device: on CUDA only every 8 steps, as `_all_done`."""
+    if finished.device.type != "cpu" and step % 8 != 7:
+        return state, sentences
+    still_open = ~finished.view(-1, width)[sentences].all(dim=1)  # (b,)
+    if bool(still_open.all()):
+        return state, sentences
+    kept = still_open.nonzero()[:, 0]  # (b',)
+    return state.keep(kept), sentences[kept]
 
 
 class SearchTimeout(TimeoutError):
@@ -114,8 +130,10 @@ def greedy_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: T
     lengths = torch.zeros(batch, dtype=torch.long, device=src.device)
     scores = torch.zeros(batch, dtype=torch.float64, device=src.device)  # summed in float64: no drift
     outputs, attention = [], []
+    sentences = torch.arange(batch, device=src.device)  # (b,) still open, the rows `state` holds
     for step in range(int(limits.max())):
-        best, tokens, state, weights = _next_candidates(model, tokens, state, finished, 1, banned, maps)  # (B, 1) each
+        best, tokens, state, weights = _next_candidates(model, tokens, state, finished, sentences, 1, banned,
+                                                        maps)  # (B, 1) each
         attention.append(weights.masked_fill(finished[:, None, None], 0.0))  # (B, R, S)
         scores += best[:, 0]
         lengths += ~finished
@@ -123,6 +141,7 @@ def greedy_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: T
         finished = finished | (tokens[:, 0] == EOS_ID) | (lengths >= limits)
         if _all_done(finished, step, deadline):
             break
+        state, sentences = _drop_finished(state, finished, 1, sentences, step)
     return Decoded(torch.stack(outputs, dim=1), lengths, scores, torch.stack(attention, dim=1))
 
 
@@ -148,7 +167,7 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
     k = min(width, model.decoder.embedding.num_embeddings - len(banned))  # candidates per row
     device = src.device
     expand = torch.arange(batch, device=device).repeat_interleave(width)  # (N,)
-    state = model.encode(src, src_len).select(expand)
+    state = model.encode(src, src_len).select(expand)  # the source once per sentence, W rows each
     limits = limits.to(device)[expand]  # (N,)
     sums = torch.full((batch, width), float("-inf"), dtype=torch.float64, device=device)  # running log-probs
     sums[:, 0] = 0.0
@@ -160,8 +179,11 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
     tokens = torch.full((batch * width, 1), BOS_ID, device=device)
     origins, outputs, attention = [], [], []  # per step: (N,) row extended, (N,) token, (N, R, S) weights
     row_offset = (torch.arange(batch, device=device) * width)[:, None]  # (B, 1)
+    sentences = torch.arange(batch, device=device)  # (b,) still open, whose rows `state` holds
+    local = torch.empty(batch * width, dtype=torch.long, device=device)  # a row's place among the rows held
     for step in range(int(limits.max())):
-        log_probs, next_tokens, state, weights = _next_candidates(model, tokens, state, finished, k,
+        rows = sentence_rows(sentences, width)  # (n,)
+        log_probs, next_tokens, state, weights = _next_candidates(model, tokens, state, finished, rows, k,
                                                                   banned, maps)  # (N, k), (N, k), ., (N, R, S)
         candidates = sums.view(-1, 1) + log_probs  # (N, k)
         new_lengths = lengths + ~finished  # (N,)
@@ -171,13 +193,15 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
         sums = candidates.view(batch, width * k).gather(1, top)  # (B, W)
         tokens = next_tokens.view(batch, width * k).gather(1, top).view(-1, 1)  # (N, 1)
         finished, lengths = finished[origin], new_lengths[origin]
-        state = state.select(origin)
+        local[rows] = torch.arange(len(rows), device=device)
+        state = state.select(local[origin[rows]])  # survivors never leave their sentence
         origins.append(origin)
         outputs.append(tokens[:, 0])
         attention.append(weights[origin].masked_fill(finished[:, None, None], 0.0))  # (N, R, S)
         finished = finished | (tokens[:, 0] == EOS_ID) | (lengths >= limits)
         if _all_done(finished, step, deadline):
             break
+        state, sentences = _drop_finished(state, finished, width, sentences, step)
     final = sums.view(-1) / length_penalty(lengths, alpha)  # (N,)
     best = row_offset[:, 0] + final.view(batch, width).argmax(dim=-1)  # (B,)
     rows, tokens_back, weights_back = best, [], []

@@ -12,6 +12,7 @@ and then `attend` at each step, which also returns the weights (B, Q, K).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
@@ -41,6 +42,39 @@ def masked_softmax(scores: Tensor, valid_lens: Tensor | None) -> Tensor:
     # Empty rows get finite scores so neither the softmax nor its gradient sees NaN.
     scores = scores.masked_fill(~mask, float("-inf")).masked_fill(~any_valid, 0.0)
     return F.softmax(scores, dim=-1).masked_fill(~mask, 0.0)
+
+
+def fused_attention(queries: Tensor, keys: Tensor, values: Tensor, valid_lens: Tensor | None,
+                    dropout: float = 0.0, causal: bool = False) -> Tensor:
+    """Scaled dot-product attention through `F.scaled_dot_product_attention`: queries (B, ..., Q, D),
+    keys and values (B, ..., K, D), any head dimensions between -> contexts (B, ..., Q, D).
+
+    `valid_lens` (B,) or (B, Q) masks keys as `masked_softmax` does, a row with no valid key
+    giving zeros; `causal` (without `valid_lens`) lets query i read keys up to i. On CPU the flash
+    kernel runs with a boolean mask or `is_causal` alike, but not with dropout, which takes the
+    math path (the full (Q, K) score matrix)."""
+    if valid_lens is None:
+        return F.scaled_dot_product_attention(queries, keys, values, dropout_p=dropout, is_causal=causal)
+    mask = key_mask(valid_lens, keys.shape[-2])  # (B, Q|1, K)
+    heads = (1,) * (queries.dim() - 3)
+    mask = mask.view(mask.shape[0], *heads, *mask.shape[1:])  # (B, ..., Q|1, K)
+    any_valid = mask.any(dim=-1, keepdim=True)  # (B, ..., Q|1, 1)
+    context = F.scaled_dot_product_attention(queries, keys, values, attn_mask=mask | ~any_valid,
+                                             dropout_p=dropout)  # (B, ..., Q, D)
+    return context * any_valid
+
+
+def by_sentence(attend: Callable[[Tensor], tuple[Tensor, Tensor | None]], queries: Tensor,
+                sentences: int) -> tuple[Tensor, Tensor | None]:
+    """Attention over keys kept once per sentence, for queries (N, T, H) of N = B·W rows, each
+    sentence's W rows in a row (beam search's hypotheses): a sentence's W·T queries attend
+    together, so its keys are never copied per hypothesis. `attend` maps queries (B, W·T, H) to
+    contexts (B, W·T, D) and weights (B, ..., W·T, K) or None -> (N, T, D), (N, ..., T, K)."""
+    rows, steps = queries.shape[:2]
+    context, weights = attend(queries.reshape(sentences, -1, queries.shape[-1]))  # (B, W·T, D)
+    if weights is not None:
+        weights = weights.unflatten(-2, (rows // sentences, steps)).movedim(-3, 1).flatten(0, 1)  # (N, ..., T, K)
+    return context.reshape(rows, steps, -1), weights  # (N, T, D)
 
 
 class Attention(nn.Module):
@@ -98,8 +132,8 @@ class DotAttention(Attention):
 class ScaledDotAttention(DotAttention):
     """`qᵀk / √d`: Vaswani et al. 2017, "Attention Is All You Need", §3.2.1.
 
-    Without weights to keep, it runs `F.scaled_dot_product_attention` (fused kernels) with the
-    same masking semantics, empty rows included.
+    Without weights to keep, it runs `fused_attention` with the same masking semantics, empty rows
+    included.
     """
 
     def score(self, queries: Tensor, keys: Tensor) -> Tensor:
@@ -109,14 +143,7 @@ class ScaledDotAttention(DotAttention):
                need_weights: bool = True) -> tuple[Tensor, Tensor | None]:
         if need_weights:
             return super().attend(queries, keys, values, valid_lens)
-        dropout = self.dropout.p if self.training else 0.0
-        if valid_lens is None:
-            return F.scaled_dot_product_attention(queries, keys, values, dropout_p=dropout), None
-        mask = key_mask(valid_lens, keys.shape[1])  # (B, Q|1, K)
-        any_valid = mask.any(dim=-1, keepdim=True)  # (B, Q|1, 1)
-        context = F.scaled_dot_product_attention(queries, keys, values, attn_mask=mask | ~any_valid,
-                                                 dropout_p=dropout)  # (B, Q, D)
-        return context * any_valid, None
+        return fused_attention(queries, keys, values, valid_lens, self.dropout.p if self.training else 0.0), None
 
 
 class GeneralAttention(Attention):

@@ -15,22 +15,32 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from attention_lab.data.special_tokens import PAD_ID
-from attention_lab.model.attention import AdditiveAttention, make_attention
+from attention_lab.model.attention import AdditiveAttention, Attention, by_sentence, make_attention
 from attention_lab.model.encoder import RNNS, RNNState
+from attention_lab.model.encoder_decoder import sentence_rows
 
 
 class DecoderState(NamedTuple):
-    hidden: RNNState  # (L, B, H), or (h, c) for LSTM
-    keys: Tensor  # encoder outputs as the attention scorer prepares them: (B, S, A), (B, S, H) or (B, S, D)
+    hidden: RNNState  # (L, N, H), or (h, c) for LSTM: one per row (N = B·W, W hypotheses per sentence)
+    keys: Tensor  # encoder outputs as the attention scorer prepares them, once per sentence: (B, S, A|H|D)
     values: Tensor  # (B, S, D) encoder outputs
     src_len: Tensor  # (B,)
 
     def select(self, index: Tensor) -> DecoderState:
-        """The states of batch rows `index` (N,): how beam search reorders and expands beams."""
+        """Rows `index` (N',) within their sentences: the source's keys and values stay as they are."""
         hidden = (tuple(h.index_select(1, index) for h in self.hidden) if isinstance(self.hidden, tuple)
                   else self.hidden.index_select(1, index))
-        return DecoderState(hidden, self.keys.index_select(0, index), self.values.index_select(0, index),
-                            self.src_len.index_select(0, index))
+        return self._replace(hidden=hidden)
+
+    def keep(self, index: Tensor) -> DecoderState:
+        """Sentences `index` (B',) and their rows."""
+        rows = sentence_rows(index, top_layer(self.hidden).shape[0] // len(self.src_len))  # (B'·W,)
+        return DecoderState(self.hidden, self.keys[index], self.values[index], self.src_len[index]).select(rows)
+
+    def attend(self, attention: Attention, queries: Tensor, need_weights: bool) -> tuple[Tensor, Tensor | None]:
+        """queries (N, T, H) -> contexts (N, T, D), weights (N, T, S), the source read once per sentence."""
+        return by_sentence(lambda q: attention.attend(q, self.keys, self.values, self.src_len, need_weights),
+                           queries, len(self.src_len))
 
 
 def top_layer(hidden: RNNState) -> Tensor:
@@ -131,7 +141,7 @@ class BahdanauDecoder(Decoder):
         if tokens.shape[1] != 1:
             raise ValueError(f"the Bahdanau decoder steps one token at a time, got {tokens.shape[1]}")
         query = top_layer(state.hidden)[:, None, :]  # (B, 1, H)
-        context, weights = self.attention.attend(query, state.keys, state.values, state.src_len, need_weights)
+        context, weights = state.attend(self.attention, query, need_weights)
         inputs = torch.cat([self.embed(tokens), context], dim=-1)  # (B, 1, E + D)
         outputs, hidden = self.rnn(inputs, state.hidden)  # (B, 1, H)
         return outputs, state._replace(hidden=hidden), weights
@@ -169,7 +179,7 @@ class LuongDecoder(Decoder):
              need_weights: bool = True) -> tuple[Tensor, DecoderState, Tensor | None]:
         """tokens (B, T) -> attentional states s̃ (B, T, H), next state, weights (B, T, S)."""
         outputs, hidden = self.rnn(self.embed(tokens), state.hidden)  # (B, T, H)
-        context, weights = self.attention.attend(outputs, state.keys, state.values, state.src_len, need_weights)
+        context, weights = state.attend(self.attention, outputs, need_weights)
         features = torch.tanh(self.W_c(torch.cat([context, outputs], dim=-1)))  # (B, T, H)
         return features, state._replace(hidden=hidden), weights
 

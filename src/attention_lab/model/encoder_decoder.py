@@ -13,8 +13,11 @@ from attention_lab.data.special_tokens import PAD_ID
 class EncoderDecoder(nn.Module):
     """A source encoder and a decoder with `init_state`, `step`, `output` and `embedding`.
 
-    `encode` returns the decoder's state before its first step; the state has `select(index)`,
-    which beam search uses to reorder and expand hypotheses.
+    `encode` returns the decoder's state before its first step. The state keeps what it read of
+    the source once per sentence (B) and the decoder's own state per row (N = B·W, each
+    sentence's W rows in a row): `select(index)` picks rows (N',) within their sentences, as
+    beam search reorders and expands hypotheses, and `keep(index)` keeps the sentences (B',)
+    `index` with their rows, as search drops finished sentences.
     """
 
     encoder: nn.Module
@@ -61,3 +64,8 @@ def xavier_init(module: nn.Module) -> None:
         for name, weight in module.named_parameters():
             if name.startswith("weight"):
                 nn.init.xavier_uniform_(weight)
+
+
+def sentence_rows(index: Tensor, width: int) -> Tensor:
+    """The rows (B'·W,) of sentences `index` (B',) whose W rows each lie in a row."""
+    return (index[:, None] * width + torch.arange(width, device=index.device)).flatten()  # (B'·W,)

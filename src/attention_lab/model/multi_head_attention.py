@@ -3,15 +3,19 @@
 M heads attend in parallel, each over its own Z = H / M features of learned projections of the
 queries, keys and values; their contexts are concatenated and projected back to H. The scoring
 function is any of the five scorers of `attention.py` (scaled dot product, as in the paper, by
-default): the heads are folded into the batch, (B, M, K, Z) -> (B·M, K, Z), so every scorer, its
-masking and its `scaled_dot_product_attention` path serve one head as they serve one sentence.
+default). Heads are 4-D views (B, M, K, Z) of the projections, never copies: scaled dot product
+without weights to keep runs `fused_attention` on them (on CPU the flash kernel, whose output's
+memory is already (B, Q, M, Z), so the merge is a view too). Weights to keep, or any other
+scorer, fold the heads into the batch, (B·M, K, Z), so every scorer and its masking serve one
+head as they serve one sentence.
 """
 
 from __future__ import annotations
 
+import torch
 from torch import Tensor, nn
 
-from attention_lab.model.attention import make_attention
+from attention_lab.model.attention import ScaledDotAttention, fused_attention, make_attention
 
 
 def check_heads(size: int, heads: int) -> None:
@@ -44,24 +48,37 @@ class MultiHeadAttention(nn.Module):
     def project(self, keys: Tensor, values: Tensor) -> tuple[Tensor, Tensor]:
         """keys, values (B, K, H) -> per-head keys as the scorer prepares them (B, M, K, Z) (or its
         own last size) and values (B, M, K, Z). Position-wise, so cached steps concatenate."""
-        folded = self.split(self.W_k(keys)).flatten(0, 1)  # (B·M, K, Z)
-        prepared = self.scorer.prepare_keys(folded).unflatten(0, (keys.shape[0], self.heads))  # (B, M, K, Z)
-        return prepared, self.split(self.W_v(values))
+        keys = self.split(self.W_k(keys))  # (B, M, K, Z)
+        if not self.fused:
+            keys = self.scorer.prepare_keys(keys.flatten(0, 1)).unflatten(0, keys.shape[:2])  # (B, M, K, Z)
+        return keys, self.split(self.W_v(values))
+
+    @property
+    def fused(self) -> bool:
+        """Whether the scorer is the paper's, which `fused_attention` computes on 4-D heads."""
+        return isinstance(self.scorer, ScaledDotAttention)
 
     def attend(self, queries: Tensor, keys: Tensor, values: Tensor, valid_lens: Tensor | None,
-               need_weights: bool = False) -> tuple[Tensor, Tensor | None]:
-        """queries (B, Q, H) against projected keys and values (B, M, K, Z) -> (B, Q, H), (B, M, Q, K)."""
+               need_weights: bool = False, causal: bool = False) -> tuple[Tensor, Tensor | None]:
+        """queries (B, Q, H) against projected keys and values (B, M, K, Z) -> (B, Q, H), (B, M, Q, K).
+        `causal` (with `valid_lens` None, Q = K): query i reads keys up to i."""
         batch, steps = queries.shape[:2]
-        q = self.split(self.W_q(queries)).flatten(0, 1)  # (B·M, Q, Z)
+        q = self.split(self.W_q(queries))  # (B, M, Q, Z)
+        if self.fused and not need_weights:
+            dropout = self.scorer.dropout.p if self.training else 0.0
+            context = fused_attention(q, keys, values, valid_lens, dropout, causal)  # (B, M, Q, Z)
+            return self.W_o(context.transpose(1, 2).flatten(2)), None  # (B, Q, H)
+        if causal:
+            valid_lens = torch.arange(1, steps + 1, device=queries.device).expand(batch, -1)  # (B, Q)
         if valid_lens is not None:
             valid_lens = valid_lens.repeat_interleave(self.heads, dim=0)  # (B·M,) or (B·M, Q)
-        context, weights = self.scorer.attend(q, keys.flatten(0, 1), values.flatten(0, 1), valid_lens,
-                                              need_weights)  # (B·M, Q, Z), (B·M, Q, K)
-        merged = context.unflatten(0, (batch, self.heads)).transpose(1, 2).reshape(batch, steps, -1)  # (B, Q, H)
+        context, weights = self.scorer.attend(q.flatten(0, 1), keys.flatten(0, 1), values.flatten(0, 1),
+                                              valid_lens, need_weights)  # (B·M, Q, Z), (B·M, Q, K)
+        merged = context.unflatten(0, (batch, self.heads)).transpose(1, 2).flatten(2)  # (B, Q, H)
         if weights is not None:
             weights = weights.unflatten(0, (batch, self.heads))  # (B, M, Q, K)
         return self.W_o(merged), weights
 
     def forward(self, queries: Tensor, keys: Tensor, values: Tensor, valid_lens: Tensor | None = None,
-                need_weights: bool = False) -> tuple[Tensor, Tensor | None]:
-        return self.attend(queries, *self.project(keys, values), valid_lens, need_weights)
+                need_weights: bool = False, causal: bool = False) -> tuple[Tensor, Tensor | None]:
+        return self.attend(queries, *self.project(keys, values), valid_lens, need_weights, causal)

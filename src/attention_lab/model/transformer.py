@@ -20,7 +20,14 @@ from torch import Tensor, nn
 
 from attention_lab.data.special_tokens import PAD_ID
 from attention_lab.model.decoder import OutputLayer
-from attention_lab.model.encoder_decoder import EncoderDecoder, check_tying, init_embedding, xavier_init
+from attention_lab.model.attention import by_sentence
+from attention_lab.model.encoder_decoder import (
+    EncoderDecoder,
+    check_tying,
+    init_embedding,
+    sentence_rows,
+    xavier_init,
+)
 from attention_lab.model.multi_head_attention import MultiHeadAttention
 from attention_lab.model.params import ModelParams, TransformerParams
 from attention_lab.model.positional_encoding import sinusoids
@@ -29,7 +36,7 @@ from attention_lab.model.positional_encoding import sinusoids
 class TransformerState(NamedTuple):
     """A decoder's state: per layer, the cross-attention keys and values of the source (B, M, S, Z),
     projected once per sentence, and the self-attention keys and values of the t steps so far
-    (B, M, t, Z)."""
+    (N, M, t, Z) of each of the N = B·W rows (W hypotheses per sentence in beam search)."""
     memory_keys: tuple[Tensor, ...]
     memory_values: tuple[Tensor, ...]
     self_keys: tuple[Tensor, ...]
@@ -37,9 +44,15 @@ class TransformerState(NamedTuple):
     src_len: Tensor  # (B,)
 
     def select(self, index: Tensor) -> TransformerState:
-        """The states of batch rows `index` (N,): how beam search reorders and expands beams."""
-        return TransformerState(*(tuple(t.index_select(0, index) for t in group) for group in self[:4]),
-                                self.src_len.index_select(0, index))
+        """Rows `index` (N',) within their sentences: the source's keys and values stay as they are."""
+        return self._replace(self_keys=tuple(t.index_select(0, index) for t in self.self_keys),
+                             self_values=tuple(t.index_select(0, index) for t in self.self_values))
+
+    def keep(self, index: Tensor) -> TransformerState:
+        """Sentences `index` (B',) and their rows."""
+        rows = sentence_rows(index, self.self_keys[0].shape[0] // len(self.src_len))  # (B'·W,)
+        memory = (tuple(t.index_select(0, index) for t in group) for group in self[:2])
+        return TransformerState(*memory, self.self_keys, self.self_values, self.src_len[index]).select(rows)
 
     @property
     def steps(self) -> int:
@@ -87,19 +100,22 @@ class DecoderBlock(nn.Module):
     def forward(self, x: Tensor, past_keys: Tensor, past_values: Tensor, memory_keys: Tensor,
                 memory_values: Tensor, src_len: Tensor,
                 need_weights: bool) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
-        """x (B, T, H): T new steps after the t cached ones (B, M, t, Z) -> x (B, T, H), the keys
-        and values of all t + T steps (B, M, t + T, Z), cross-attention weights (B, M, T, S)."""
+        """x (N, T, H): T new steps after the t cached ones (N, M, t, Z) -> x (N, T, H), the keys
+        and values of all t + T steps (N, M, t + T, Z), cross-attention weights (N, M, T, S); the
+        source's keys and values (B, M, S, Z) are read once per sentence (`by_sentence`)."""
         h = self.norm1(x)
-        keys, values = self.self_attention.project(h, h)  # (B, M, T, Z)
+        keys, values = self.self_attention.project(h, h)  # (N, M, T, Z)
         past, steps = past_keys.shape[2], x.shape[1]
         if past:  # teacher forcing and search's first step have nothing cached: no copy
-            keys, values = torch.cat([past_keys, keys], dim=2), torch.cat([past_values, values], dim=2)  # (B, M, t + T, Z)
-        # Causal: new step i reads the t cached steps and new steps up to i. One new step reads all.
-        causal = (None if steps == 1
-                  else (past + torch.arange(1, steps + 1, device=x.device)).expand(x.shape[0], -1))  # (B, T)
-        x = x + self.dropout(self.self_attention.attend(h, keys, values, causal)[0])
-        context, weights = self.cross_attention.attend(self.norm2(x), memory_keys, memory_values, src_len,
-                                                       need_weights)
+            keys, values = (torch.cat([past_keys, keys], dim=2),
+                            torch.cat([past_values, values], dim=2))  # (N, M, t + T, Z)
+        # Causal: new step i reads the t cached steps and new steps up to i. One new step reads all;
+        # with nothing cached (teacher forcing) `is_causal` keeps the fused kernel and builds no mask.
+        readable = (None if steps == 1 or not past
+                    else (past + torch.arange(1, steps + 1, device=x.device)).expand(x.shape[0], -1))  # (N, T)
+        x = x + self.dropout(self.self_attention.attend(h, keys, values, readable, causal=steps > 1 and not past)[0])
+        context, weights = by_sentence(lambda q: self.cross_attention.attend(q, memory_keys, memory_values, src_len,
+                                                                             need_weights), self.norm2(x), len(src_len))
         x = x + self.dropout(context)
         return x + self.dropout(self.ffn(self.norm3(x))), keys, values, weights
 
