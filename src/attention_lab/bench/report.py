@@ -128,7 +128,7 @@ def train_and_count(params: Seq2SeqParams, paths: TrainPaths, device: torch.devi
     mixed = device.type == "cuda" and precision == "bf16-mixed"
     with torch.autocast(device.type, torch.bfloat16, enabled=mixed):
         flops, products = training_flops_per_token(model, batches[:flop_batches], params.optim.label_smoothing)
-    return {"precision": precision, "epochs": metrics["epochs"], "steps": metrics["steps"],
+    return {"precision": precision, "epochs": metrics["epochs"], "updates": metrics["updates"],
             "tokens_per_s": metrics["tokens_per_s"], "train_seconds": metrics["train_seconds"],
             "final_train_loss": metrics["train_loss"], "parameters": metrics["parameters"],
             "flops_per_token": round(flops),
