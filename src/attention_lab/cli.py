@@ -183,7 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="no progress bar (shown for --input on a terminal) and no notes on stderr, only errors")
     t.set_defaults(func=translate)
 
-    b = commands.add_parser("bench", help="measure training, decoding and start-up speed as same-run ratios, print JSON")
+    b = commands.add_parser("bench",
+                            help="measure training, decoding and start-up speed as same-run ratios, print JSON")
     b.add_argument("--corpus", default="data/fra-eng.zip", help="corpus zip (default: %(default)s)")
     b.add_argument("--pairs", type=positive_int, default=600,
                    help="seed configuration: first N corpus pairs (default: %(default)s, as d2l)")
@@ -196,7 +197,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="override a default-model train_seq2seq param, e.g. --set model.hidden_size=512")
     b.add_argument("--set-transformer", action="append", default=[], metavar="KEY=VALUE",
                    help="override a train_seq2seq param of the Transformer run (the default model with "
-                        "model.arch=transformer, on the same batches), e.g. --set-transformer model.transformer.layers=2")
+                        "model.arch=transformer, on the same batches), "
+                        "e.g. --set-transformer model.transformer.layers=2")
     b.add_argument("--splits", default="artifacts/splits",
                    help="the pipeline's splits to sample the default model's pairs from, with --tokenizer; "
                         "when absent, the corpus's first lines (default: %(default)s)")
