@@ -308,3 +308,47 @@ def test_validations_too_costly_for_the_budget_come_less_often_never_every_step(
     assert len(steps) * validation_s <= budget_s / 2 + validation_s  # about half the budget at most
     gaps = [b - a for a, b in zip([0, *steps], steps)]
     assert all(gap >= 100 for gap in gaps[1:])  # no validation straight after another
+
+
+class Interrupt(BaseException):
+    """What a kill looks like to the code after it: no `except Exception` catches it."""
+
+
+class InterruptAtStep(pl.Callback):
+    def __init__(self, step: int) -> None:
+        self.step = step
+
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
+        if trainer.global_step == self.step:
+            raise Interrupt
+
+
+def test_a_budget_run_resumed_after_a_kill_goes_on_validating(tmp_path, monkeypatch):
+    paths = prepare_data(write_zip(tmp_path / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1),
+                         tmp_path, from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
+    config = {**TINY_TRAINING, "trainer": {**TINY_TRAINING["trainer"], "budget_minutes": 0.1, "validations": 8}}
+    params = from_mapping(Seq2SeqParams, config, "train_seq2seq")
+    build_trainer, extra = training.build_trainer, []
+
+    def faked_trainer(*args, **kwargs):
+        trainer, history, schedule = build_trainer(*args, **kwargs)
+        for callback in trainer.callbacks:
+            if hasattr(callback, "clock"):
+                callback.clock = extra[0].clock
+        trainer.callbacks.extend(extra)
+        return trainer, history, schedule
+
+    monkeypatch.setattr(training, "build_trainer", faked_trainer)
+    extra[:] = [SlowerAndSlower(step_s=0.02, slowdown_s=0.0, validation_batch_s=0.05)]
+    train_seq2seq(params, MlflowParams(enabled=False), paths)
+    whole = pd.read_csv(paths.reports / "history.csv")["step"].tolist()
+    killed_at = whole[2] + 10  # after three validations
+    extra[:] = [SlowerAndSlower(step_s=0.02, slowdown_s=0.0, validation_batch_s=0.05), InterruptAtStep(killed_at)]
+    with pytest.raises(Interrupt):
+        train_seq2seq(params, MlflowParams(enabled=False), paths)
+    extra[:] = extra[:1]  # the same clock goes on, as a machine's would
+    train_seq2seq(params, MlflowParams(enabled=False), paths)
+    resumed = pd.read_csv(paths.reports / "history.csv")["step"].tolist()
+    assert resumed[:3] == whole[:3]  # the validations before the kill, from the checkpoint
+    assert len(resumed) >= params.trainer.validations - 1  # and as many after it as the budget holds
+    assert sum(step > killed_at for step in resumed) >= len(whole) - 4

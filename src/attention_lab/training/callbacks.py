@@ -73,7 +73,7 @@ class PlannedValidation(pl.Callback):
     plan's next step itself, always beyond the current one, is the first multiple there. Every rank
     takes rank 0's plan, so that all run each validation together."""
 
-    PLAN_AFTER = 50  # updates before a budget run plans its first validation from a measured speed
+    PLAN_AFTER = 50  # updates a budget run trains (from its start, or a resume) before planning from their speed
 
     def __init__(self, plan: ValidationSchedule, schedule: ScheduleCallback | None = None,
                  clock: Any = time.perf_counter) -> None:
@@ -93,7 +93,8 @@ class PlannedValidation(pl.Callback):
 
     def on_train_batch_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule, outputs: Any, batch: Any,
                            batch_idx: int) -> None:
-        if self.plan.total_steps is None and self.plan.done == 0 and trainer.global_step == self.PLAN_AFTER:
+        waiting = self.plan.total_steps is None and trainer.val_check_batch == NEVER
+        if waiting and trainer.global_step == self._mark[0] + self.PLAN_AFTER:
             now = self.clock()
             self._aim(trainer, self.plan.plan(trainer.global_step, *self._budget_speed(trainer, now, now)))
 
