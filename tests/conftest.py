@@ -20,6 +20,22 @@ TINY_TRANSFORMER = {"arch": "transformer", "tie_embeddings": "all",
                     "transformer": {"layers": 2, "heads": 2, "model_size": 32, "ffn_size": 64, "dropout": 0.0}}
 
 
+class Interrupt(BaseException):
+    """What a kill looks like to the code after it: no `except Exception` catches it."""
+
+
+def interrupt_at_step(step: int):
+    """A Lightning callback that raises `Interrupt` before training update `step` + 1 (a kill)."""
+    import pytorch_lightning as pl
+
+    class InterruptAtStep(pl.Callback):
+        def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
+            if trainer.global_step == step:
+                raise Interrupt
+
+    return InterruptAtStep()
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The end-to-end module first: under `make test` (pytest-xdist, a file to a worker) the
     longest file then starts at once instead of finishing last."""

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 import pytorch_lightning as pl
 import torch
-from conftest import TINY_TRAINING, TINY_VOCAB
+from conftest import TINY_TRAINING, TINY_VOCAB, Interrupt, interrupt_at_step
 from corpus_factory import write_zip
 
 from attention_lab.config import from_mapping
@@ -310,19 +310,6 @@ def test_validations_too_costly_for_the_budget_come_less_often_never_every_step(
     assert all(gap >= 100 for gap in gaps[1:])  # no validation straight after another
 
 
-class Interrupt(BaseException):
-    """What a kill looks like to the code after it: no `except Exception` catches it."""
-
-
-class InterruptAtStep(pl.Callback):
-    def __init__(self, step: int) -> None:
-        self.step = step
-
-    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
-        if trainer.global_step == self.step:
-            raise Interrupt
-
-
 def test_a_budget_run_resumed_after_a_kill_goes_on_validating(tmp_path, monkeypatch):
     paths = prepare_data(write_zip(tmp_path / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1),
                          tmp_path, from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
@@ -343,7 +330,7 @@ def test_a_budget_run_resumed_after_a_kill_goes_on_validating(tmp_path, monkeypa
     train_seq2seq(params, MlflowParams(enabled=False), paths)
     whole = pd.read_csv(paths.reports / "history.csv")["step"].tolist()
     killed_at = whole[2] + 10  # after three validations
-    extra[:] = [SlowerAndSlower(step_s=0.02, slowdown_s=0.0, validation_batch_s=0.05), InterruptAtStep(killed_at)]
+    extra[:] = [SlowerAndSlower(step_s=0.02, slowdown_s=0.0, validation_batch_s=0.05), interrupt_at_step(killed_at)]
     with pytest.raises(Interrupt):
         train_seq2seq(params, MlflowParams(enabled=False), paths)
     extra[:] = extra[:1]  # the same clock goes on, as a machine's would

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 import pytorch_lightning as pl
 import torch
-from conftest import REPO, TINY_TRANSFORMER, TINY_VOCAB
+from conftest import REPO, TINY_TRANSFORMER, TINY_VOCAB, Interrupt, interrupt_at_step
 from mlflow import MlflowClient
 from servers import free_port, serving
 
@@ -69,19 +69,6 @@ class StepCounter(pl.Callback):
 
     def on_train_batch_end(self, *args) -> None:
         self.steps += 1
-
-
-class Interrupt(BaseException):
-    """What a kill looks like to the code after it: no `except Exception` catches it."""
-
-
-class InterruptAtStep(pl.Callback):
-    def __init__(self, step: int) -> None:
-        self.step = step
-
-    def on_train_batch_start(self, trainer, module, batch, batch_idx) -> None:
-        if trainer.global_step == self.step:
-            raise Interrupt
 
 
 def train_with(paths, params, callbacks, monkeypatch, mlflow=MlflowParams()):
@@ -195,7 +182,7 @@ def test_killed_run_resumes_and_continues_the_same_history(paths, monkeypatch):
     within = next(int(row["step"]) for row, after in zip(uninterrupted[1:], uninterrupted[2:])
                   if row["epoch"] == after["epoch"] and int(after["step"]) - int(row["step"]) > 2)
     with pytest.raises(Interrupt):  # two batches after that validation's checkpoint
-        train_with(paths, params, [InterruptAtStep(within + 2)], monkeypatch)
+        train_with(paths, params, [interrupt_at_step(within + 2)], monkeypatch)
     assert not (paths.reports / "history.csv").exists()  # no partial output, but the resume state stays
     state = json.loads((paths.checkpoints / "run.json").read_text())
     assert not state["finished"] and (paths.checkpoints / "last.ckpt").is_file()
@@ -220,7 +207,7 @@ def test_a_code_change_starts_fresh(paths, monkeypatch, tmp_path):
     assert fingerprint({"a": 1}, [], package) != before
     params = tiny_params(trainer={"max_epochs": 3, "validations": 3})
     with pytest.raises(Interrupt):
-        train_with(paths, params, [InterruptAtStep(20)], monkeypatch)
+        train_with(paths, params, [interrupt_at_step(20)], monkeypatch)
     assert (paths.checkpoints / "last.ckpt").is_file()  # there was something to resume
     monkeypatch.setattr("attention_lab.training.run.fingerprint", lambda *args: "other code")
     counter = StepCounter()
