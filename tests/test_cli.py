@@ -370,8 +370,10 @@ def failed(job, status: int, message: str) -> None:
     assert (job.returncode, err) == (status, f"error: {message}\n")
 
 
-def long_input(folder: Path, repeats: int = 3000) -> Path:
-    """12,000 lines: many chunks, tens of seconds of beam search."""
+def long_input(folder: Path, repeats: int = 30000) -> Path:
+    """120,000 lines, minutes of beam search: a job signalled or cut off after its first write is
+    still far from its end, however fast the machine (12,000 lines once ended before a SIGINT
+    sent after the first write could land, and the Ctrl-C test saw exit 0)."""
     path = folder / "in.txt"
     path.write_text("".join(f"{s}\n" for s in SENTENCES * repeats))
     return path
