@@ -20,6 +20,19 @@ def test_clean_only_makes_spaces_and_apostrophes_plain(raw, expected):
     assert clean(raw) == expected
 
 
+@pytest.mark.parametrize("raw", [
+    "Hello\x00 world.", "Hello \x00world.", "Hello\u200b world.", "Hel\u200blo world.", "\ufeffHello world.",
+    "Hello \x1b[31mworld\x1b[0m.", "\x1b]0;title\x07Hello world.", "Hello\u2060 world\u00ad.", "Hello\x7f world.",
+    "Ｈｅｌｌｏ ｗｏｒｌｄ.", "Hello\u3000world.", "Hello\u2028world.",
+])
+def test_clean_drops_invisible_characters_and_escapes_and_normalises_unicode(raw):
+    assert clean(raw) == "Hello world."
+
+
+def test_clean_composes_accents_and_keeps_symbols():
+    assert clean("Cafe\u0301 \ufb01n, I love 🐱 cats, 寿司.") == "Café fin, I love 🐱 cats, 寿司."
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("aB é'.!? \t\u202f\xa0\u2019«»")), max_size=30))
 def test_clean_is_idempotent_and_keeps_every_visible_character(text):

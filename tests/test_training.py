@@ -484,3 +484,34 @@ def test_bf16_mixed_precision_trains_with_gradient_clipping(paths):
     params = tiny_params(trainer={"precision": "bf16-mixed", "max_epochs": 1}, optim={"grad_clip": 0.5})
     metrics = train_seq2seq(params, MlflowParams(enabled=False), paths)
     assert metrics["updates"] > 0 and metrics["train_loss"] > 0 and load_model(paths.out / "model.pt")
+
+
+class WeightsAtValidations(pl.Callback):
+    def __init__(self) -> None:
+        self.weights: list[dict] = []
+
+    def on_validation_end(self, trainer, pl_module) -> None:
+        if not trainer.sanity_checking:
+            self.weights.append({k: v.detach().clone() for k, v in pl_module.model.state_dict().items()})
+
+
+@pytest.mark.parametrize("average_scores", [100.0, -1.0])
+def test_averaging_makes_the_model_the_last_validations_mean_only_when_it_scores_at_least_the_best(
+        paths, monkeypatch, average_scores):
+    from attention_lab.training import steps
+
+    monkeypatch.setattr(steps, "corpus_scores", lambda hyps, refs: {"bleu": average_scores})
+    seen = WeightsAtValidations()
+    params = tiny_params(trainer={"average_last": 3, "validations": 5})
+    metrics = train_with(paths, params, [seen], monkeypatch, MlflowParams(enabled=False))
+    model = torch.load(paths.out / "model.pt", weights_only=True)["state_dict"]
+    assert len(seen.weights) == 5 and metrics["averaged_validations"] == 3
+    assert metrics["average_val_bleu"] == average_scores and metrics["averaged"] == (average_scores > 0)
+    if metrics["averaged"]:
+        expected = {k: torch.stack([w[k] for w in seen.weights[-3:]]).mean(dim=0) for k in model}
+        assert not all(torch.equal(model[k], seen.weights[-1][k]) for k in model)  # not simply the last ones
+    else:
+        bleus = [float(r["val_bleu"]) for r in history(paths)]
+        expected = seen.weights[bleus.index(max(bleus))]
+    for name, tensor in model.items():
+        torch.testing.assert_close(tensor, expected[name], msg=name)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import types
 import typing
 from collections.abc import Mapping
@@ -41,6 +42,9 @@ def seed_param(default: int = 0) -> Any:
 
 _CHECKS = {"ge": (lambda v, b: v >= b, ">="), "gt": (lambda v, b: v > b, ">"),
            "le": (lambda v, b: v <= b, "<="), "lt": (lambda v, b: v < b, "<")}
+
+
+_EXPONENT = re.compile(r"[-+]?[0-9]+(\.[0-9]*)?[eE][-+]?[0-9]+")
 
 
 def _describe(value: Any) -> str:
@@ -77,6 +81,8 @@ def _coerce(value: Any, hint: Any, key: str) -> Any:
         return from_mapping(hint, value, key)
     if hint is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
+    if hint is float and isinstance(value, str) and _EXPONENT.fullmatch(value):
+        return _coerce(float(value), float, key)  # YAML 1.1 reads `1e-9` (no dot) as a string
     if hint in (int, float, str, bool) and type(value) is hint:
         return value
     raise ConfigError(f"{key}: expected {_name(hint)}, got {_describe(value)}")

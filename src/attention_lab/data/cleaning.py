@@ -10,6 +10,7 @@ are, so its output is ordinary text.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _TRANSLATE = str.maketrans({"\u202f": " ", "\xa0": " ", "\u2019": "'"})
 _SPACE_BEFORE = re.compile(r"(?<! )([,.!?])")  # d2l: a space before , . ! ? unless there is one
@@ -18,10 +19,25 @@ _ATTACH_LEFT = (".", ",", ")", "]", "…")  # detokenize: these stick to the pre
 _ATTACH_RIGHT = ("(", "[")  # ... and the next token sticks to these
 
 
+# Terminal escape sequences (ECMA-48): CSI `ESC [ ... final`, OSC `ESC ] ... BEL|ESC \\`, and 2-byte ones.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_INVISIBLE = ("Cc", "Cf")  # control and format characters: NUL, zero-width spaces, BOM, soft hyphen
+
+
+def _visible(char: str) -> str:
+    if char.isspace():  # tab, newline, NBSP and other spaces: a word boundary
+        return " "
+    return "" if unicodedata.category(char) in _INVISIBLE else char
+
+
 def clean(text: str) -> str:
-    """A raw corpus or user line as stored: typographic spaces and apostrophes made plain, runs of
-    whitespace collapsed. Case and punctuation stay."""
-    return " ".join(text.translate(_TRANSLATE).split())
+    """A raw corpus or user line as the model reads it, at training and at inference alike:
+    terminal escape sequences and invisible characters (controls, zero-width spaces, BOMs) gone,
+    NFKC-normalised (full-width letters, ligatures and compatibility forms as their plain
+    characters), typographic spaces and apostrophes made plain, runs of whitespace collapsed.
+    Case and punctuation stay."""
+    text = unicodedata.normalize("NFKC", _ANSI.sub("", text))
+    return " ".join("".join(map(_visible, text.translate(_TRANSLATE))).split())
 
 
 def normalize_words(text: str, lowercase: bool = True) -> str:

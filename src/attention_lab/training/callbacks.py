@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytorch_lightning as pl
+import torch
 from pytorch_lightning.plugins.io import TorchCheckpointIO
 
 from attention_lab.atomic import atomic_path, write_text
@@ -192,6 +193,34 @@ class History(pl.Callback):
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         self.rows, self.losses = list(state_dict["rows"]), list(state_dict["losses"])
+
+
+class LastWeights(pl.Callback):
+    """The model's weights at the last `count` validations, on the CPU, and their average:
+    checkpoint averaging (Vaswani et al. 2017, §6.1; Popel and Bojar 2018, "Training Tips for the
+    Transformer Model", §4.10). Validations are spread over the run, so the last ones are the end
+    of the learning-rate decay. They travel in checkpoints: a resumed run averages the same weights."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.kept: list[dict[str, Any]] = []
+
+    def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        if trainer.sanity_checking:
+            return
+        weights = {k: v.detach().to("cpu", copy=True) for k, v in pl_module.model.state_dict().items()}
+        self.kept = (self.kept + [weights])[-self.count :]
+
+    def average(self) -> dict[str, Any]:
+        """The kept weights' mean (integer buffers, if any, from the last)."""
+        return {k: (torch.stack([w[k] for w in self.kept]).mean(dim=0) if last.is_floating_point() else last)
+                for k, last in self.kept[-1].items()}
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"kept": self.kept}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        self.kept = list(state_dict["kept"])
 
 
 def write_csv(path: Path, columns: tuple[str, ...], rows: list[dict[str, float]]) -> None:

@@ -12,6 +12,7 @@ from torch.utils.data import DataLoader
 from attention_lab.config import param
 from attention_lab.data.archive import CorpusError
 from attention_lab.data.batching import TokenBatchSampler, collate_pairs
+from attention_lab.data.concatenation import concatenated_pairs
 from attention_lab.data.splits import load_split, references
 from attention_lab.data.tokenizer import Tokenizer
 
@@ -26,6 +27,10 @@ class DataParams:
     val_bleu_size: int = param(500, ge=1)  # seeded random sample of valid sources decoded for val/bleu
     # Seeded random sample of valid pairs for val/loss (null = all): validation runs many times a run.
     val_loss_size: int | None = param(2000, ge=1)
+    # Sentence-concatenation augmentation (data/concatenation.py): this fraction of the train pairs
+    # again, each joining 2 to concat_max random train pairs; 0 = off. Valid and test are never joined.
+    concat_fraction: float = param(0.0, ge=0, le=4)
+    concat_max: int = param(2, ge=2, le=8)
 
 
 def pair_lengths(pairs: list[tuple[list[int], list[int]]]) -> list[int]:
@@ -48,7 +53,8 @@ def seeded_sample(count: int, size: int | None, seed: int) -> list[int]:
 
 
 class TranslationDataModule(pl.LightningDataModule):
-    """Encoded train/valid splits from the split and train_tokenizer stages.
+    """Encoded train/valid splits from the split and train_tokenizer stages; the train pairs are
+    followed by the joined pairs of `concat_fraction` (seeded by `seed`).
 
     Validation has two loaders: (0) a seeded sample of `val_loss_size` valid pairs, for loss and
     perplexity; (1) a seeded sample of `val_bleu_size` distinct valid sources with all their
@@ -71,6 +77,10 @@ class TranslationDataModule(pl.LightningDataModule):
         src, tgt = self.tokenizer.src, self.tokenizer.tgt
         self.train_pairs, self.valid_pairs = (
             list(zip(src.encode_all(list(f["src"])), tgt.encode_all(list(f["tgt"])))) for f in frames.values())
+        # Made here, from the encoded pairs, not in the split stage: the splits and the tokenizer stay
+        # the corpus's own sentences, and trying other settings retrains without re-splitting.
+        self.train_pairs += concatenated_pairs(self.train_pairs, self.params.concat_fraction,
+                                               self.params.concat_max, self.seed)
         self.valid_loss_pairs = [self.valid_pairs[i] for i in
                                  seeded_sample(len(self.valid_pairs), self.params.val_loss_size, self.seed)]
         refs = references(frames["valid"])

@@ -40,6 +40,13 @@ class OptimParams:
     # cosine: over max_epochs; plateau: halve lr when val/bleu stalls.
     schedule: Literal["none", "linear", "cosine", "plateau"] = "none"
     warmup_steps: int = param(0, ge=0)  # linear schedule only
+    # Adam's β2 and ε: PyTorch's defaults; Vaswani et al. (2017, §5.3) train the Transformer with 0.98 and 1e-9.
+    adam_beta2: float = param(0.999, gt=0, lt=1)
+    adam_eps: float = param(1e-8, gt=0)
+
+
+# The project's own valid split: every source is decoded greedily, however long (outputs stay capped).
+VALIDATION_SEARCH = SearchParams(beam_size=1, max_source_pieces=sys.maxsize)
 
 
 class CorpusBLEU(Metric):
@@ -136,9 +143,7 @@ class Seq2SeqModule(pl.LightningModule):
             self.val_loss.update(token_loss(logits, batch["tgt_out"]), weight=batch["n_tokens"])
             return
         translator = Translator(LoadedModel(self.model, self.tokenizer), self.device)
-        # The project's own valid split: every source is decoded, however long (outputs stay capped).
-        search = SearchParams(beam_size=1, max_source_pieces=sys.maxsize)
-        hyps = [t.text for t in translator.translate(batch["sources"], search)]
+        hyps = [t.text for t in translator.translate(batch["sources"], VALIDATION_SEARCH)]
         self.val_bleu.update(hyps, batch["refs"])
 
     def on_validation_epoch_end(self) -> None:
@@ -172,8 +177,8 @@ class Seq2SeqModule(pl.LightningModule):
         # as a fused one does, under mixed precision (bf16 on CUDA): there the foreach kernel updates.
         mixed = self.trainer.precision in ("16-mixed", "bf16-mixed")
         fused = self.device.type in ("cpu", "cuda") and not (mixed and self.optim.grad_clip)
-        optimizer = torch.optim.Adam(self.parameters(), lr=self.optim.lr, weight_decay=self.optim.weight_decay,
-                                     fused=fused)
+        optimizer = torch.optim.Adam(self.parameters(), lr=self.optim.lr, betas=(0.9, self.optim.adam_beta2),
+                                     eps=self.optim.adam_eps, weight_decay=self.optim.weight_decay, fused=fused)
         if self.optim.schedule == "linear":  # set step by step by the ScheduleCallback
             return {"optimizer": optimizer}
         if self.optim.schedule == "cosine":

@@ -28,6 +28,9 @@ class TrainerParams:
     # Validations spread evenly over the run (in updates, or in minutes of budget_minutes); the last
     # comes where training ends. Each is a point of the learning curves and a checkpoint candidate.
     validations: int = param(16, ge=1)
+    # The model is the average of the weights at the last N validations when that average scores at
+    # least the best validation's val/bleu (same sample); null = the best validation's weights.
+    average_last: int | None = param(None, ge=2)
     early_stopping_patience: int | None = param(None, ge=1)  # validations without a better val/bleu
     log_every_n_steps: int = param(50, ge=1)
     progress_bar: bool = True

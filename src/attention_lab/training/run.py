@@ -22,7 +22,14 @@ from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer
 from attention_lab.model.seq2seq import build_model, check_joint
 from attention_lab.tracking import store as tracking
 from attention_lab.training.allocator import keep_freed_memory
-from attention_lab.training.callbacks import NEVER, AtomicCheckpointIO, History, PlannedValidation, ScheduleCallback
+from attention_lab.training.callbacks import (
+    NEVER,
+    AtomicCheckpointIO,
+    History,
+    LastWeights,
+    PlannedValidation,
+    ScheduleCallback,
+)
 from attention_lab.training.datamodule import TranslationDataModule
 from attention_lab.training.module import Seq2SeqModule
 from attention_lab.training.params import Seq2SeqParams, TrainerParams
@@ -63,6 +70,8 @@ def build_trainer(params: Seq2SeqParams, paths: TrainPaths) -> tuple[pl.Trainer,
     history = History(paths.reports, schedule)
     validation = PlannedValidation(ValidationSchedule(config.validations), schedule)
     callbacks: list[pl.Callback] = [best, last, history, validation] + ([schedule] if schedule else [])
+    if config.average_last:
+        callbacks.append(LastWeights(config.average_last))
     if config.early_stopping_patience:
         callbacks.append(EarlyStopping(MONITOR, mode="max", patience=config.early_stopping_patience))
     try:
