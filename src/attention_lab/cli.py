@@ -14,6 +14,7 @@ from attention_lab.errors import UserError, run_main, write_stdout
 
 EPILOG = """examples:
   attention-lab translate "I lost." "He's calm."
+  attention-lab translate "Close the window. It is cold in here."
   attention-lab translate --beam 1 --heatmap lost.png "I lost."
   attention-lab translate --input english.txt --output french.txt
   echo "Go." | attention-lab translate
@@ -76,6 +77,7 @@ def translate(args: argparse.Namespace) -> None:
         if args.device == "cuda" and not torch.cuda.is_available():
             raise UserError("--device cuda: no CUDA device is available")
         values = {key: getattr(args, option[2:].replace("-", "_")) for key, option in SEARCH_OPTIONS.items()}
+        values["split_sentences"] = not args.no_split  # a switch: no value to name in an error
         try:
             search = from_mapping(SearchParams, values, "translate")
         except ConfigError as exc:
@@ -96,6 +98,9 @@ def translate(args: argparse.Namespace) -> None:
                 if result and result.unknown and not args.quiet:
                     progress.note(f"note: line {number}: words outside the vocabulary, read as {UNK} and copied "
                                   f"through attention: {' '.join(result.unknown)}")
+                if result and result.carried and not args.quiet:
+                    progress.note(f"note: line {number}: characters the model cannot read, carried to the output "
+                                  f"as they are: {' '.join(result.carried)}")
                 if result and args.heatmap:
                     kept.append(result)
 
@@ -174,7 +179,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="refuse longer sentences (default: %(default)s; the longest training sentence is 74)")
     t.add_argument("--max-output-pieces", type=positive_int, default=512,
                    help="no translation runs longer, whatever --max-len-ratio says (default: %(default)s)")
-    t.add_argument("--input", help="file with one sentence per line, - for stdin")
+    t.add_argument("--no-split", action="store_true",
+                   help="translate each line whole, not sentence by sentence (the model learnt from single sentences)")
+    t.add_argument("--input", help="file with one line of text per line, - for stdin")
     t.add_argument("--output", help="write translations here instead of stdout")
     t.add_argument("--heatmap", help="save the attention heatmap(s) to this PNG (and, for a Transformer, "
                    "each sentence's maps by layer and head to NAME-heads-K.png)")

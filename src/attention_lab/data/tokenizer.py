@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import base64
 import json
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
@@ -77,6 +79,16 @@ class Codec:
     def encode_all(self, texts: Sequence[str]) -> list[list[int]]:
         raise NotImplementedError
 
+    @cached_property
+    def characters(self) -> frozenset[str]:
+        """Every character some token of the vocabulary holds (reserved tokens and byte pieces not)."""
+        raise NotImplementedError
+
+    def reads(self, char: str) -> bool:
+        """Whether the model can read `char` (of cleaned text): spaces, or characters of its tokens.
+        Any other is spelt as `<unk>` or as byte pieces, which training never showed it."""
+        return char.isspace() or char in self.characters
+
     def encode(self, text: str) -> list[int]:
         return self.encode_all([text])[0]
 
@@ -120,6 +132,16 @@ class WordCodec(Codec):
     def encode_all(self, texts: Sequence[str]) -> list[list[int]]:
         return [self.vocab.lookup(self.pieces(t)) + [EOS_ID] for t in texts]
 
+    @cached_property
+    def characters(self) -> frozenset[str]:
+        return frozenset("".join(self.vocab.tokens[len(RESERVED):]))
+
+    def reads(self, char: str) -> bool:
+        """Only a symbol (an emoji, `€`) it lacks is unreadable: a letter, digit or mark it lacks
+        makes its word `<unk>`, which training showed the model (rare words are `<unk>`) and which
+        `replace_unknown` copies back whole."""
+        return not unicodedata.category(char).startswith("S") or super().reads(char)
+
     def piece(self, token_id: int) -> str:
         return self.vocab.tokens[token_id]
 
@@ -148,6 +170,12 @@ class SubwordCodec(Codec):
 
     def encode_all(self, texts: Sequence[str]) -> list[list[int]]:
         return [ids + [EOS_ID] for ids in self.processor.encode([clean(t) for t in texts])]
+
+    @cached_property
+    def characters(self) -> frozenset[str]:
+        sp = self.processor
+        return frozenset("".join(sp.id_to_piece(i) for i in range(len(self))
+                                 if not (sp.is_byte(i) or sp.is_control(i) or sp.is_unknown(i) or sp.is_unused(i))))
 
     def piece(self, token_id: int) -> str:
         return self.processor.id_to_piece(token_id)

@@ -1,10 +1,12 @@
-"""Text in, text out: tokenizer, batched search and `<unk>` replacement around a trained model.
+"""Text in, text out: sentence splitting, tokenizer, batched search, `<unk>` replacement and carrying of
+characters the model cannot read, around a trained model.
 
 Imports nothing from Lightning, MLflow or DVC: translating needs only the model file.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +20,8 @@ from attention_lab.data.special_tokens import EOS, UNK, UNK_ID
 from attention_lab.errors import UserError
 from attention_lab.inference.model_file import LoadedModel, load_model
 from attention_lab.inference.search import output_limits, run_search
+from attention_lab.inference.sentences import block_diagonal, split
+from attention_lab.inference.symbols import Carried, put_back, take_out
 
 
 @dataclass(frozen=True)
@@ -31,10 +35,13 @@ class SearchParams:
     # a longer source is refused, never cut, and no output runs past the absolute cap.
     max_source_pieces: int = param(256, ge=1)  # `<eos>` included
     max_output_pieces: int = param(512, ge=1)
+    # A line of several sentences is translated one sentence at a time (inference/sentences.py);
+    # off, it is read whole, as the model never saw in training.
+    split_sentences: bool = True
 
 
 class SourceTooLong(UserError):
-    """A sentence over `max_source_pieces`; `index` is its position in the translated list."""
+    """A sentence over `max_source_pieces`; `index` is its line's position in the translated list."""
 
     def __init__(self, index: int, pieces: int, limit: int) -> None:
         super().__init__(f"sentence {index + 1}: {pieces} pieces, over max_source_pieces {limit}: "
@@ -44,20 +51,38 @@ class SourceTooLong(UserError):
 
 @dataclass(frozen=True)
 class Translation:
-    source: str
-    src_pieces: list[str]  # what the model read: pieces (or words, `<unk>` for unknown ones), `<eos>` last
+    """One line's translation; a line of several sentences is theirs put together (`joined`)."""
+
+    source: str  # the line as given
+    src_pieces: list[str]  # what the model read: pieces (or words, `<unk>` for unknown ones), `<eos>` after each sentence
     pieces: list[str]  # output pieces, `<eos>` excluded, any `<unk>` already replaced
-    text: str  # the translation as a person reads it
-    score: float
-    attention: np.ndarray  # (T, S): a row per output piece (and `<eos>` when emitted), the maps' average
+    output_labels: list[str]  # an attention row's: its output piece, or `<eos>` where a sentence emitted it
+    text: str  # the translation as a person reads it, carried characters in place
+    score: float  # summed over the line's sentences
+    attention: np.ndarray  # (T, S): a row per output label, a column per source piece, the maps' average
     unknown: list[str]  # source words the vocabulary lacks (word mode; subwords have none)
+    carried: list[str]  # runs of characters the model cannot read, carried to `text` (inference/symbols.py)
     # (R, T, S): each attention map, layer-major (R = L·M; one for a recurrent decoder), when asked for
     maps: np.ndarray | None = None
     layout: tuple[int, int] = (1, 1)  # (L, M): the model's layers and heads of attention
 
-    @property
-    def output_labels(self) -> list[str]:
-        return self.pieces + [EOS] * (len(self.attention) - len(self.pieces))
+
+@dataclass(frozen=True)
+class Sentence:
+    line: int  # its line's index in the call
+    text: str  # what the model reads: the sentence without the characters it cannot read
+    carried: tuple[Carried, ...]
+
+
+def joined(source: str, parts: Sequence[Translation]) -> Translation:
+    """The translations of a line's sentences as the line's (inference/sentences.py): lists in
+    sentence order, texts joined by a space, scores summed, attention block-diagonal."""
+    return Translation(
+        source=source, src_pieces=[p for t in parts for p in t.src_pieces], pieces=[p for t in parts for p in t.pieces],
+        output_labels=[p for t in parts for p in t.output_labels], text=" ".join(t.text for t in parts if t.text),
+        score=sum(t.score for t in parts), attention=block_diagonal([t.attention for t in parts]),
+        unknown=[w for t in parts for w in t.unknown], carried=[c for t in parts for c in t.carried],
+        maps=None if parts[0].maps is None else block_diagonal([t.maps for t in parts]), layout=parts[0].layout)
 
 
 def replace_unknown(pieces: list[str], attention: np.ndarray, surface: list[str]) -> list[str]:
@@ -84,28 +109,67 @@ class Translator:
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         return cls(load_model(path, device), device)
 
-    def encode(self, sentences: Sequence[str], search: SearchParams) -> list[list[int]]:
-        """Each sentence's source ids; raises `SourceTooLong` for the first over the limit, before
-        any decoding, so a refused request costs no search."""
-        ids = self.tokenizer.src.encode_all(list(sentences))
-        for i, sentence_ids in enumerate(ids):
+    def sentences(self, lines: Sequence[str], search: SearchParams) -> list[Sentence]:
+        """The sentences of `lines` in order (each line whole when `search.split_sentences` is off),
+        without the characters the model cannot read."""
+        reads = self.tokenizer.src.reads
+        return [Sentence(i, *take_out(text, reads)) for i, line in enumerate(lines)
+                for text in (split(line) if search.split_sentences else [line])]
+
+    def encode(self, lines: Sequence[str], search: SearchParams) -> list[list[int]]:
+        """The source ids of each of the `sentences` of `lines`; raises `SourceTooLong` naming the
+        line of the first over the limit, before any decoding, so a refused request costs no search."""
+        return self.checked_ids(self.sentences(lines, search), search)
+
+    def checked_ids(self, sentences: Sequence[Sentence], search: SearchParams) -> list[list[int]]:
+        ids = self.tokenizer.src.encode_all([s.text for s in sentences])
+        for sentence, sentence_ids in zip(sentences, ids):
             if len(sentence_ids) > search.max_source_pieces:
-                raise SourceTooLong(i, len(sentence_ids), search.max_source_pieces)
+                raise SourceTooLong(sentence.line, len(sentence_ids), search.max_source_pieces)
         return ids
 
-    def translate(self, sentences: Sequence[str], search: SearchParams | None = None,
+    def translate(self, lines: Sequence[str], search: SearchParams | None = None,
                   deadline: float | None = None, maps: bool = False,
                   progress: Callable[[int], object] | None = None) -> list[Translation]:
-        """Translate in batches of similar length; results come back in input order. Past
-        `deadline` (a `time.monotonic()`), the search raises `SearchTimeout`. `maps`: keep each
-        layer's and head's attention (`Translation.maps`), not only their average. `progress(n)`
-        is told after each batch how many sentences it translated."""
+        """Translate each line sentence by sentence, the sentences of all lines in batches of similar
+        length; results come back in input order. Past `deadline` (a `time.monotonic()`), the search
+        raises `SearchTimeout`. `maps`: keep each layer's and head's attention (`Translation.maps`),
+        not only their average. `progress(n)` is told after each batch how many lines it finished."""
         search = search or SearchParams()
+        sentences = self.sentences(lines, search)
+        ids = self.checked_ids(sentences, search)
+        left = Counter(s.line for s in sentences if s.text)  # sentences still to search, by line
+
+        def finished(batch: list[int]) -> None:
+            lines_in = {sentences[i].line for i in batch}
+            left.subtract(sentences[i].line for i in batch)
+            if progress is not None:
+                progress(sum(left[line] == 0 for line in lines_in))
+
+        parts = self.translate_sentences(sentences, ids, search, deadline, maps, finished)
+        if progress is not None and len(lines) > len(left):
+            progress(len(lines) - len(left))  # lines with nothing the model can read: no search
+        by_line: list[list[Translation]] = [[] for _ in lines]
+        for sentence, part in zip(sentences, parts):
+            by_line[sentence.line].append(part)
+        return [joined(line, line_parts) for line, line_parts in zip(lines, by_line)]
+
+    def translate_sentences(self, sentences: Sequence[Sentence], ids: list[list[int]], search: SearchParams,
+                            deadline: float | None, maps: bool,
+                            finished: Callable[[list[int]], object]) -> list[Translation]:
+        """Each sentence's translation, in order; one with nothing the model can read is its carried
+        characters alone, with no search. `finished(batch)` is told each batch's sentence indices."""
         src_codec, tgt_codec = self.tokenizer.src, self.tokenizer.tgt
-        ids = self.encode(sentences, search)
-        order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
+        layout = self.model.decoder.attention_layout
+        none = np.zeros((0, 0), np.float32)
+        results = [Translation(
+            source=s.text, src_pieces=[], pieces=[], output_labels=[], text=put_back(s.carried, "", [], none, src_codec,
+                                                                                       tgt_codec),
+            score=0.0, attention=none, unknown=[], carried=[c.text for c in s.carried],
+            maps=np.zeros((layout[0] * layout[1], 0, 0), np.float32) if maps else None, layout=layout)
+            for s in sentences]
+        order = sorted((i for i, s in enumerate(sentences) if s.text), key=lambda i: len(ids[i]))
         forbid = () if tgt_codec.emits_unk else (UNK_ID,)
-        results: list[Translation | None] = [None] * len(ids)
         for batch in budget_batches(order, [len(i) for i in ids], search.batch_size, None):
             src, src_len = pad([ids[i] for i in batch])
             src, src_len = src.to(self.device), src_len.to(self.device)
@@ -115,17 +179,18 @@ class Translator:
             outputs, lengths = decoded.tokens.tolist(), decoded.lengths.tolist()
             attention, scores = decoded.attention.float().cpu().numpy(), decoded.scores.tolist()
             for row, i in enumerate(batch):
+                text = sentences[i].text
                 kept = attention[row, : lengths[row], :, : len(ids[i])].transpose(1, 0, 2)  # (R, T, S)
                 weights = kept.mean(axis=0)  # (T, S)
                 pieces = tgt_codec.id_pieces(outputs[row][: lengths[row]])
-                read = src_codec.pieces(sentences[i])
-                unknown = [w for w, j in zip(src_codec.surface(sentences[i]), ids[i]) if j == UNK_ID]
                 if tgt_codec.emits_unk:
-                    pieces = replace_unknown(pieces, weights, src_codec.surface(sentences[i]))
+                    pieces = replace_unknown(pieces, weights, src_codec.surface(text))
                 results[i] = Translation(
-                    source=sentences[i], src_pieces=[UNK if j == UNK_ID else p for p, j in zip(read, ids[i])] + [EOS],
-                    pieces=pieces, text=tgt_codec.join(pieces), score=scores[row], attention=weights,
-                    unknown=unknown, maps=kept if maps else None, layout=self.model.decoder.attention_layout)
-            if progress is not None:
-                progress(len(batch))
-        return results  # type: ignore[return-value]
+                    source=text, src_pieces=[UNK if j == UNK_ID else p for p, j in zip(src_codec.pieces(text), ids[i])]
+                    + [EOS], pieces=pieces, output_labels=pieces + [EOS] * (len(weights) - len(pieces)),
+                    text=put_back(sentences[i].carried, text, pieces, weights, src_codec, tgt_codec),
+                    score=scores[row], attention=weights,
+                    unknown=[w for w, j in zip(src_codec.surface(text), ids[i]) if j == UNK_ID],
+                    carried=[c.text for c in sentences[i].carried], maps=kept if maps else None, layout=layout)
+            finished(batch)
+        return results

@@ -31,7 +31,7 @@ MODEL_CODE = Path(__file__).with_name("served_model.py")
 INPUT_EXAMPLE = ["I lost.", "He's calm."]
 # What translating imports; the model carries attention_lab itself (code_paths), so a fresh
 # environment (`mlflow models serve --env-manager virtualenv`, `build-docker`) needs only these.
-REQUIREMENTS = ("mlflow", "torch", "numpy", "pandas", "pyyaml", "sentencepiece")
+REQUIREMENTS = ("mlflow", "torch", "numpy", "pandas", "pyyaml", "sentencepiece", "sentencex")
 
 
 def signature() -> Any:
@@ -43,7 +43,7 @@ def signature() -> Any:
 
     from attention_lab.inference.translator import SearchParams
 
-    kinds = {int: "long", float: "double"}
+    kinds = {bool: "boolean", int: "long", float: "double"}
     defaults = {name: getattr(SearchParams(), name) for name in REQUEST_PARAMS}
     return ModelSignature(inputs=Schema([ColSpec("string", TEXT)]), outputs=Schema([ColSpec("string")]),
                           params=ParamSchema([ParamSpec(k, kinds[type(v)], v) for k, v in defaults.items()]))

@@ -1,0 +1,31 @@
+"""A line of several sentences ("Close the window. It is cold in here.") as the model can take it:
+one sentence at a time, as every line of the corpus it learnt from is one.
+
+The line is split by sentencex (Wikimedia's rule-based segmenter, no data to download; pysbd was
+tried and drops characters: "….». ?!" came back without its "?!"), each sentence is translated in
+the same batches as every other, and the translations are joined with a space. A line's attention
+is its sentences' block-diagonal: each sentence's outputs attend to its own source only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import sentencex
+
+
+def split(line: str) -> list[str]:
+    """The sentences of `line`, spaces around them dropped; the line itself when it has no text."""
+    return [s.strip() for s in sentencex.segment("en", line) if s.strip()] or [line]
+
+
+def block_diagonal(blocks: Sequence[np.ndarray]) -> np.ndarray:
+    """(..., T_k, S_k) blocks as one (..., ΣT_k, ΣS_k) array, zero outside them."""
+    rows, cols = sum(b.shape[-2] for b in blocks), sum(b.shape[-1] for b in blocks)
+    out = np.zeros((*blocks[0].shape[:-2], rows, cols), dtype=blocks[0].dtype)
+    t = s = 0
+    for block in blocks:
+        out[..., t : t + block.shape[-2], s : s + block.shape[-1]] = block
+        t, s = t + block.shape[-2], s + block.shape[-1]
+    return out
