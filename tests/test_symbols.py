@@ -68,7 +68,6 @@ def test_the_cli_notes_the_carried_characters(trained_model, translator, capsys)
     assert err == "note: line 1: characters the model cannot read, carried to the output as they are: 🐱\n"
 
 
-@pytest.mark.xfail(strict=True, reason="until clean() removes control and format characters (the lead's change)")
 @pytest.mark.parametrize("noisy", ["I see\x00 the cat.", "I see\u200b the cat.", "I see \x1b[31mthe cat\x1b[0m.",
                                    "\ufeffI see the cat."])
 def test_control_and_format_characters_leave_the_translation_unchanged(translator, noisy):
