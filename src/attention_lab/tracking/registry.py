@@ -43,7 +43,7 @@ def signature() -> Any:
 
     from attention_lab.inference.translator import SearchParams
 
-    kinds = {int: "long", float: "double"}
+    kinds = {int: "long", float: "double", bool: "boolean"}
     defaults = {name: getattr(SearchParams(), name) for name in REQUEST_PARAMS}
     return ModelSignature(inputs=Schema([ColSpec("string", TEXT)]), outputs=Schema([ColSpec("string")]),
                           params=ParamSchema([ParamSpec(k, kinds[type(v)], v) for k, v in defaults.items()]))
