@@ -81,6 +81,10 @@ def test_search_options_reach_the_translator(trained_model, expected, capsys):
     code, out, _ = cli(capsys, "translate", "--model", trained_model, "--device", "cpu", "--beam", 3,
                        "--length-penalty", "0", *SENTENCES)
     assert code == 0 and out.splitlines() == expected(SENTENCES, beam_size=3, length_penalty=0.0)
+    code, out, _ = cli(capsys, "translate", "--model", trained_model, "--device", "cpu", "--beam", 3,
+                       "--coverage-penalty", "0.2", "--min-len-ratio", "0.8", "--keep-live", *SENTENCES)
+    assert code == 0 and out.splitlines() == expected(SENTENCES, beam_size=3, coverage_penalty=0.2,
+                                                      min_len_ratio=0.8, keep_live=True)
 
 
 def test_file_in_file_out_keeps_blank_lines(trained_model, expected, capsys, tmp_path):
@@ -228,6 +232,8 @@ def test_bad_input_arguments(trained_model, capsys, tmp_path):
                    "not both")
     one_line_error(cli(capsys, "translate", "--model", trained_model, "--length-penalty", "-1", "Go."),
                    "--length-penalty: must be >= 0, got -1")
+    one_line_error(cli(capsys, "translate", "--model", trained_model, "--min-len-ratio", "-1", "Go."),
+                   "--min-len-ratio: must be >= 0, got -1")
     one_line_error(cli(capsys, "translate", "--model", trained_model, "--max-len-ratio", "0", "Go."),
                    "--max-len-ratio: must be > 0")
     if not torch.cuda.is_available():

@@ -56,7 +56,8 @@ def check_output_folder(option: str, path: str | None) -> None:
 
 
 # SearchParams' keys and the `translate` options that set them: errors name the option typed.
-SEARCH_OPTIONS = {"beam_size": "--beam", "length_penalty": "--length-penalty", "max_len_ratio": "--max-len-ratio",
+SEARCH_OPTIONS = {"beam_size": "--beam", "length_penalty": "--length-penalty", "coverage_penalty": "--coverage-penalty",
+                  "min_len_ratio": "--min-len-ratio", "keep_live": "--keep-live", "max_len_ratio": "--max-len-ratio",
                   "batch_size": "--batch-size", "max_source_pieces": "--max-source-pieces",
                   "max_output_pieces": "--max-output-pieces"}
 
@@ -173,6 +174,11 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--model", default="models/seq2seq", help="model.pt or its folder (default: %(default)s)")
     t.add_argument("--beam", type=positive_int, default=8, help="beam size; 1 = greedy (default: %(default)s)")
     t.add_argument("--length-penalty", type=float, default=1.0, help="GNMT alpha (default: %(default)s)")
+    t.add_argument("--coverage-penalty", type=float, default=0.0, help="GNMT beta; 0 = off (default: %(default)s)")
+    t.add_argument("--min-len-ratio", type=float, default=0.0,
+                   help="no <eos> before floor(ratio x source pieces) output pieces (default: %(default)s)")
+    t.add_argument("--keep-live", action="store_true",
+                   help="keep W open hypotheses, finished ones pooled (fairseq), not d2l's beam")
     t.add_argument("--max-len-ratio", type=float, default=2.0, help="output/source length cap (default: %(default)s)")
     t.add_argument("--batch-size", type=positive_int, default=128)
     t.add_argument("--max-source-pieces", type=positive_int, default=256,

@@ -8,6 +8,12 @@ interact: a batch decodes exactly as its sentences would one at a time. Scores a
 log-probabilities under the model's full distribution: forbidding a token does not renormalise
 over the others.
 
+Options that make a search finish the sentence (long sources came out short, measured in
+docs/search.md): GNMT's length and coverage penalties (Wu et al. 2016, §7) rank beam hypotheses;
+`min_len_ratio` forbids `<eos>` before a share of the source length; `keep_live` keeps W open
+hypotheses per sentence and moves finished ones to a pool, as fairseq does (Ott et al. 2019),
+instead of letting them hold beam slots.
+
 Shapes use the package notation (B sentences, W beam width, N = B·W hypothesis rows, S source
 steps, T output steps, V vocabulary, R attention maps per step: 1 for a recurrent decoder, one
 per layer and head for the Transformer, or 1 for their average); `n` counts the open rows and
@@ -29,7 +35,7 @@ from attention_lab.model.encoder_decoder import EncoderDecoder, sentence_rows
 class Decoded(NamedTuple):
     tokens: Tensor  # (B, T) output ids, `<eos>` included where emitted, `<pad>` after
     lengths: Tensor  # (B,) output tokens per sentence, `<eos>` included
-    scores: Tensor  # (B,) log-probability (greedy) or length-normalised log-probability (beam)
+    scores: Tensor  # (B,) log-probability (greedy) or the beam's ranking score (length and coverage penalised)
     attention: Tensor  # (B, T, R, S) attention weights of each output token, zero after the end; R = 1 (the
     # average) unless the search was asked for every map
 
@@ -45,8 +51,29 @@ def length_penalty(lengths: Tensor, alpha: float) -> Tensor:
     return ((5.0 + lengths.double()) / 6.0) ** alpha
 
 
-def _banned(model: EncoderDecoder, forbid: tuple[int, ...]) -> list[int]:
-    """The ids never emitted: `<pad>`, `<bos>` and `forbid`, checked against the vocabulary."""
+def minimum_lengths(src_len: Tensor, ratio: float, limits: Tensor) -> Tensor:
+    """Output tokens (B,) before which `<eos>` is forbidden: `floor(ratio * source length)`, at
+    most the output limit (a sentence whose minimum reaches its limit simply runs to it)."""
+    return torch.minimum(torch.floor(src_len.double() * ratio).long(), limits)
+
+
+# Attention a source position never received would give log 0 = -inf, and a float32 softmax weight
+# can underflow to 0: the floor keeps such a hypothesis rankable (20 positions missed cost 460·beta).
+_COVERAGE_FLOOR = 1e-10
+
+
+def coverage_penalty(coverage: Tensor, src_mask: Tensor, beta: float) -> Tensor:
+    """GNMT coverage penalty (Wu et al. 2016, §7) (N,): `beta * sum_i log(min(sum_j a_ij, 1))` over
+    the source positions i in `src_mask` (N, S), from `coverage` (N, S), the attention a_ij each
+    position received summed over the output steps j. 0 once every position got a total weight of
+    1; a hypothesis that leaves source words unread scores lower."""
+    covered = coverage.clamp(min=_COVERAGE_FLOOR, max=1.0).log().masked_fill(~src_mask, 0.0)  # (N, S)
+    return beta * covered.sum(dim=-1).double()
+
+
+def _banned(model: EncoderDecoder, forbid: tuple[int, ...], min_len_ratio: float = 0.0) -> list[int]:
+    """The ids never emitted: `<pad>`, `<bos>` and `forbid`, checked against the vocabulary (and,
+    with a minimum length, that something besides `<eos>` is left)."""
     vocab_size = model.decoder.embedding.num_embeddings
     outside = [i for i in forbid if not 0 <= i < vocab_size]
     if outside:
@@ -54,16 +81,20 @@ def _banned(model: EncoderDecoder, forbid: tuple[int, ...]) -> list[int]:
     banned = sorted({PAD_ID, BOS_ID, *(int(i) for i in forbid)})
     if len(banned) >= vocab_size:
         raise ValueError(f"forbid: no token of the vocabulary of {vocab_size} is left to emit")
+    if min_len_ratio > 0 and len({*banned, EOS_ID}) >= vocab_size:
+        raise ValueError("min_len_ratio: forbid leaves only <eos> to emit")
     return banned
 
 
 def _next_candidates(model: EncoderDecoder, tokens: Tensor, state, finished: Tensor, rows: Tensor, k: int,
-                     banned: list[int], maps: bool) -> tuple[Tensor, Tensor, object, Tensor]:
+                     banned: list[int], maps: bool,
+                     no_eos: Tensor | None = None) -> tuple[Tensor, Tensor, object, Tensor]:
     """Each row's `k` best next tokens (N, k) with their log-probabilities (N, k).
 
     The decoder steps only `rows` (n,), the rows of the sentences still open, which `state`
     holds; the other rows are finished. `k` is at most the number of tokens not `banned`, so
-    every candidate of an open row is finite. The output layer, log-softmax and top-k (the work
+    every candidate of an open row is finite, except `<eos>` in the rows `no_eos` (N,) (shorter
+    than their minimum length), which is -inf. The output layer, log-softmax and top-k (the work
     that grows with the vocabulary) run only for open rows; a finished row offers `<pad>` at no
     cost (then -inf). Taking each row's top k before ranking across beams keeps the cross-beam
     ranking to (B, W·k).
@@ -76,6 +107,8 @@ def _next_candidates(model: EncoderDecoder, tokens: Tensor, state, finished: Ten
     # One fused log-softmax kernel: 1.5x faster than `logsumexp`'s four passes (ad hoc, (1200, 8000), 2026-11-25)
     log_probs = torch.log_softmax(logits, dim=-1)  # (o, V)
     log_probs[:, banned] = float("-inf")
+    if no_eos is not None:
+        log_probs[no_eos[rows[open_rows]], EOS_ID] = float("-inf")
     open_log_probs, open_tokens = log_probs.topk(k, dim=-1)  # (o, k)
     top_log_probs = torch.full((len(finished), k), float("-inf"), dtype=logits.dtype, device=logits.device)
     top_log_probs[:, 0] = 0.0  # what a finished row offers: <pad> for free
@@ -114,16 +147,17 @@ def _all_done(finished: Tensor, step: int, deadline: float | None) -> bool:
 
 
 @torch.no_grad()
-def greedy_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Tensor, *,
+def greedy_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Tensor, *, min_len_ratio: float = 0.0,
                   forbid: tuple[int, ...] = (), deadline: float | None = None, maps: bool = False) -> Decoded:
     """src (B, S), src_len (B,), limits (B,) maximum output tokens -> `Decoded` (B, T, ...).
 
-    `forbid`: token ids never emitted, besides `<pad>` and `<bos>`. `deadline`: a
-    `time.monotonic()` after which a step raises `SearchTimeout`. `maps`: keep every attention
-    map, not only their average."""
+    `min_len_ratio`: `<eos>` is forbidden before `minimum_lengths` tokens. `forbid`: token ids
+    never emitted, besides `<pad>` and `<bos>`. `deadline`: a `time.monotonic()` after which a
+    step raises `SearchTimeout`. `maps`: keep every attention map, not only their average."""
     batch = src.shape[0]
-    banned = _banned(model, forbid)
+    banned = _banned(model, forbid, min_len_ratio)
     limits = limits.to(src.device)
+    min_lens = minimum_lengths(src_len.to(src.device), min_len_ratio, limits) if min_len_ratio > 0 else None
     state = model.encode(src, src_len)
     tokens = torch.full((batch, 1), BOS_ID, device=src.device)
     finished = torch.zeros(batch, dtype=torch.bool, device=src.device)
@@ -132,8 +166,9 @@ def greedy_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: T
     outputs, attention = [], []
     sentences = torch.arange(batch, device=src.device)  # (b,) still open, the rows `state` holds
     for step in range(int(limits.max())):
+        no_eos = None if min_lens is None else lengths < min_lens  # (B,)
         best, tokens, state, weights = _next_candidates(model, tokens, state, finished, sentences, 1, banned,
-                                                        maps)  # (B, 1) each
+                                                        maps, no_eos)  # (B, 1) each
         attention.append(weights.masked_fill(finished[:, None, None], 0.0))  # (B, R, S)
         scores += best[:, 0]
         lengths += ~finished
@@ -145,78 +180,166 @@ def greedy_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: T
     return Decoded(torch.stack(outputs, dim=1), lengths, scores, torch.stack(attention, dim=1))
 
 
+class _Pool:
+    """The finished hypotheses of `keep_live` beam search: each sentence's `width` best so far,
+    best first, each as its score, the step that ended it, the row it extended at that step and
+    its last token; -inf scores are empty places."""
+
+    def __init__(self, batch: int, width: int, device: torch.device) -> None:
+        self.scores = torch.full((batch, width), float("-inf"), dtype=torch.float64, device=device)
+        self.steps = torch.zeros(batch, width, dtype=torch.long, device=device)
+        self.parents = torch.zeros(batch, width, dtype=torch.long, device=device)
+        self.tokens = torch.zeros(batch, width, dtype=torch.long, device=device)
+
+    def full(self) -> Tensor:
+        """(B,) whether a sentence has `width` finished hypotheses: by fairseq's rule it is done."""
+        return self.scores[:, -1].isfinite()
+
+    def add(self, scores: Tensor, step: int, parents: Tensor, tokens: Tensor) -> None:
+        """Candidates (B, C) ending at `step` (-inf: none) join the pool, which keeps the best `width`."""
+        width = self.scores.shape[1]
+        merged = torch.cat([self.scores, scores], dim=1)  # (B, W + C)
+        self.scores, best = merged.topk(width, dim=1)  # (B, W)
+        self.steps = torch.cat([self.steps, torch.full_like(parents, step)], dim=1).gather(1, best)
+        self.parents = torch.cat([self.parents, parents], dim=1).gather(1, best)
+        self.tokens = torch.cat([self.tokens, tokens], dim=1).gather(1, best)
+
+
+def _read_back(origins: list[Tensor], outputs: list[Tensor], attention: list[Tensor], ends: Tensor,
+               parents: Tensor, last: Tensor, lengths: Tensor) -> tuple[Tensor, Tensor]:
+    """The outputs (B, T) and attention (B, T, R, S) of the hypotheses that emit `last` (B,) at step
+    `ends` (B,), extending the rows `parents` (B,), read back through each step's pointers:
+    `origins` (N,) the row each row extends, `outputs` (N,) its token, `attention` (N, R, S) by the
+    row extended. Steps from `lengths` (B,) on are `<pad>` with zero attention."""
+    tokens_back, weights_back = [], []
+    for step in reversed(range(len(origins))):
+        before = ends > step  # (B,) the hypothesis passed this step as a row
+        tokens_back.append(torch.where(before, outputs[step][parents], last))
+        parents = torch.where(before, origins[step][parents], parents)
+        weights_back.append(attention[step][parents])
+    steps = torch.arange(len(origins), device=ends.device)
+    after = steps[None, :] >= lengths[:, None]  # (B, T)
+    tokens = torch.stack(tokens_back[::-1], dim=1).masked_fill(after, PAD_ID)  # (B, T)
+    weights = torch.stack(weights_back[::-1], dim=1).masked_fill(after[:, :, None, None], 0.0)  # (B, T, R, S)
+    return tokens, weights
+
+
 @torch.no_grad()
 def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Tensor, beam_size: int,
-                alpha: float = 0.0, *, forbid: tuple[int, ...] = (), deadline: float | None = None,
-                maps: bool = False) -> Decoded:
+                alpha: float = 0.0, *, coverage: float = 0.0, min_len_ratio: float = 0.0, keep_live: bool = False,
+                forbid: tuple[int, ...] = (), deadline: float | None = None, maps: bool = False) -> Decoded:
     """Beam search keeping `beam_size` hypotheses (W) per sentence, ranked by log-probability
-    divided by the GNMT length penalty with `alpha`; a finished hypothesis keeps its score and
-    competes with the open ones until every beam is finished or at its limit. `forbid`,
-    `deadline` and `maps` as in `greedy_search`.
+    divided by the GNMT length penalty with `alpha`, plus the GNMT coverage penalty with beta
+    `coverage` (0: not computed). `min_len_ratio`, `forbid`, `deadline` and `maps` as in
+    `greedy_search`.
 
-    Each step keeps its survivors' tokens, weights and the rows they extend; the winners' outputs
-    are read back through those pointers at the end, so a step costs the same at the 500th
-    output token as at the first (copying every hypothesis's history each step would not).
+    How finished hypotheses are kept. By default (d2l, §10.8) a finished hypothesis keeps its beam
+    slot and its score and competes with the open ones until every slot is finished or at its
+    limit; the best slot is the result. With `keep_live` (fairseq, Ott et al. 2019) each step
+    ranks the 2W best candidates of a sentence: those among the first W that end (`<eos>` or the
+    limit) join the sentence's pool of its W best finished hypotheses, and the W best that do not
+    end stay live, so finished hypotheses never crowd open ones out of the beam. A sentence is
+    done when its pool holds W hypotheses (fairseq's rule: a live hypothesis could still score
+    higher, but waiting for it costs steps on every sentence) or, at its limit, when every live
+    hypothesis ended; the result is the pool's best.
+
+    Each step keeps its survivors' tokens, the rows they extend and the attention of the rows
+    extended; the winners' outputs are read back through those pointers at the end, so a step
+    costs the same at the 500th output token as at the first (copying every hypothesis's history
+    each step would not).
 
     A beam may be wider than the tokens there are to emit: slots left without a finite
     hypothesis stay closed at -inf, so they are never extended nor returned."""
     if beam_size < 1:
         raise ValueError(f"beam_size must be at least 1, got {beam_size}")
-    banned = _banned(model, forbid)
+    banned = _banned(model, forbid, min_len_ratio)
     batch, width = src.shape[0], beam_size
-    k = min(width, model.decoder.embedding.num_embeddings - len(banned))  # candidates per row
+    ranked_width = 2 * width if keep_live else width  # candidates ranked per sentence
+    k = min(ranked_width, model.decoder.embedding.num_embeddings - len(banned))  # candidates per row
+    taken = min(ranked_width, width * k)  # C, candidates kept per sentence
     device = src.device
     expand = torch.arange(batch, device=device).repeat_interleave(width)  # (N,)
     state = model.encode(src, src_len).select(expand)  # the source once per sentence, W rows each
+    src_len = src_len.to(device)
     limits = limits.to(device)[expand]  # (N,)
+    min_lens = minimum_lengths(src_len[expand], min_len_ratio, limits) if min_len_ratio > 0 else None  # (N,)
+    if coverage > 0:
+        src_mask = (torch.arange(src.shape[1], device=device) < src_len[:, None])[expand]  # (N, S)
+        covered = torch.zeros(batch * width, src.shape[1], device=device)  # (N, S) attention received so far
     sums = torch.full((batch, width), float("-inf"), dtype=torch.float64, device=device)  # running log-probs
     sums[:, 0] = 0.0
-    # All beams start identical: only the first is open, the others start closed at -inf. An open
-    # row's k candidates are all finite, so a survivor at -inf always descends from a closed row
-    # (a slot left over when the beam is wider than what there is to emit): it stays closed.
+    # All beams start identical: only the first is open, the others start closed at -inf. A
+    # survivor at -inf (a slot left over when the beam is wider than what there is to emit, or
+    # `<eos>` forbidden below the minimum length) is closed too: it is never extended.
     finished = (torch.arange(batch * width, device=device) % width) != 0  # (N,)
     lengths = torch.zeros(batch * width, dtype=torch.long, device=device)
     tokens = torch.full((batch * width, 1), BOS_ID, device=device)
-    origins, outputs, attention = [], [], []  # per step: (N,) row extended, (N,) token, (N, R, S) weights
+    origins, outputs, attention = [], [], []  # per step: (N,) row extended, (N,) token, (N, R, S) by row extended
     row_offset = (torch.arange(batch, device=device) * width)[:, None]  # (B, 1)
     sentences = torch.arange(batch, device=device)  # (b,) still open, whose rows `state` holds
     local = torch.empty(batch * width, dtype=torch.long, device=device)  # a row's place among the rows held
+    pool = _Pool(batch, width, device) if keep_live else None
     for step in range(int(limits.max())):
         rows = sentence_rows(sentences, width)  # (n,)
+        no_eos = None if min_lens is None else lengths < min_lens  # (N,)
         log_probs, next_tokens, state, weights = _next_candidates(model, tokens, state, finished, rows, k,
-                                                                  banned, maps)  # (N, k), (N, k), ., (N, R, S)
+                                                                  banned, maps, no_eos)  # (N, k), (N, k), ., (N, R, S)
+        attention.append(weights)
         candidates = sums.view(-1, 1) + log_probs  # (N, k)
         new_lengths = lengths + ~finished  # (N,)
         ranked = candidates / length_penalty(new_lengths, alpha)[:, None]  # (N, k)
-        _, top = ranked.view(batch, width * k).topk(width, dim=-1)  # (B, W) among W·k
-        origin = (row_offset + top // k).view(-1)  # (N,) the row each survivor extends
-        sums = candidates.view(batch, width * k).gather(1, top)  # (B, W)
-        tokens = next_tokens.view(batch, width * k).gather(1, top).view(-1, 1)  # (N, 1)
-        finished, lengths = finished[origin], new_lengths[origin]
+        if coverage > 0:
+            new_covered = covered + weights.mean(dim=1) * (~finished)[:, None]  # (N, S)
+            ranked = ranked + coverage_penalty(new_covered, src_mask, coverage)[:, None]
+        top_ranked, top = ranked.view(batch, width * k).topk(taken, dim=-1)  # (B, C) among W·k, best first
+        origin = row_offset + top // k  # (B, C) the row each candidate extends
+        top_sums = candidates.view(batch, width * k).gather(1, top)  # (B, C)
+        top_tokens = next_tokens.view(batch, width * k).gather(1, top)  # (B, C)
+        if pool is not None:
+            ending = (top_tokens == EOS_ID) | (new_lengths[origin] >= limits[origin])  # (B, C)
+            was_full = pool.full()[:, None]  # (B, 1): a done sentence's pool no longer changes
+            first_w = torch.arange(taken, device=device) < width  # (C,)
+            pool.add(top_ranked.masked_fill(~(ending & first_w) | was_full, float("-inf")), step, origin, top_tokens)
+            # The W best candidates that do not end stay live, in rank order (C >= W); too few: -inf, closed.
+            live = (ending.long() * taken + torch.arange(taken, device=device)).argsort(dim=1)[:, :width]  # (B, W)
+            origin = origin.gather(1, live).view(-1)  # (N,)
+            sums = top_sums.gather(1, live).masked_fill(ending.gather(1, live), float("-inf"))  # (B, W)
+            tokens = top_tokens.gather(1, live).view(-1, 1)  # (N, 1)
+            lengths = new_lengths[origin]
+            finished = (sums.isneginf() | pool.full()[:, None]).view(-1)  # (N,)
+        else:
+            origin = origin.view(-1)  # (N,), C = W
+            sums, tokens = top_sums, top_tokens.view(-1, 1)  # (B, W), (N, 1)
+            lengths = new_lengths[origin]
+            finished = finished[origin] | (tokens[:, 0] == EOS_ID) | (lengths >= limits) | sums.view(-1).isneginf()
+        if coverage > 0:
+            covered = new_covered[origin]
         local[rows] = torch.arange(len(rows), device=device)
         state = state.select(local[origin[rows]])  # survivors never leave their sentence
         origins.append(origin)
         outputs.append(tokens[:, 0])
-        attention.append(weights[origin].masked_fill(finished[:, None, None], 0.0))  # (N, R, S)
-        finished = finished | (tokens[:, 0] == EOS_ID) | (lengths >= limits)
         if _all_done(finished, step, deadline):
             break
         state, sentences = _drop_finished(state, finished, width, sentences, step)
-    final = sums.view(-1) / length_penalty(lengths, alpha)  # (N,)
-    best = row_offset[:, 0] + final.view(batch, width).argmax(dim=-1)  # (B,)
-    rows, tokens_back, weights_back = best, [], []
-    for origin, step_tokens, step_weights in zip(reversed(origins), reversed(outputs), reversed(attention)):
-        tokens_back.append(step_tokens[rows])
-        weights_back.append(step_weights[rows])
-        rows = origin[rows]  # the winners' rows one step earlier
-    return Decoded(torch.stack(tokens_back[::-1], dim=1), lengths[best], final[best],
-                   torch.stack(weights_back[::-1], dim=1))  # (B, T), ., ., (B, T, R, S)
+    if pool is not None:  # the pool's best; its length is the step that ended it
+        scores, ends, parents, last = pool.scores[:, 0], pool.steps[:, 0], pool.parents[:, 0], pool.tokens[:, 0]
+        best_lengths = ends + 1
+    else:  # the best slot (top-k ranks best first), read from the last step
+        best = row_offset[:, 0]  # (B,)
+        scores, parents, last, best_lengths = top_ranked[:, 0], origins[-1][best], outputs[-1][best], lengths[best]
+        ends = torch.full_like(best, len(origins) - 1)
+    tokens, weights = _read_back(origins, outputs, attention, ends, parents, last, best_lengths)
+    return Decoded(tokens, best_lengths, scores, weights)  # (B, T), ., ., (B, T, R, S)
 
 
 def run_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Tensor, beam_size: int = 1,
-               alpha: float = 0.0, *, forbid: tuple[int, ...] = (), deadline: float | None = None,
-               maps: bool = False) -> Decoded:
-    """Greedy search for `beam_size` 1, beam search otherwise; `forbid`, `deadline` and `maps` as in both."""
+               alpha: float = 0.0, *, coverage: float = 0.0, min_len_ratio: float = 0.0, keep_live: bool = False,
+               forbid: tuple[int, ...] = (), deadline: float | None = None, maps: bool = False) -> Decoded:
+    """Greedy search for `beam_size` 1, beam search otherwise; the options as in both. Greedy
+    search ignores `coverage` and `keep_live`: all its candidates extend one hypothesis, so a
+    coverage penalty ranks them as their log-probabilities do, and it has no beam to keep."""
     if beam_size == 1:
-        return greedy_search(model, src, src_len, limits, forbid=forbid, deadline=deadline, maps=maps)
-    return beam_search(model, src, src_len, limits, beam_size, alpha, forbid=forbid, deadline=deadline, maps=maps)
+        return greedy_search(model, src, src_len, limits, min_len_ratio=min_len_ratio, forbid=forbid,
+                             deadline=deadline, maps=maps)
+    return beam_search(model, src, src_len, limits, beam_size, alpha, coverage=coverage, min_len_ratio=min_len_ratio,
+                       keep_live=keep_live, forbid=forbid, deadline=deadline, maps=maps)

@@ -29,6 +29,10 @@ class SearchParams:
     # Beam 8 with alpha 1.0 scored best on a sample of the valid split (docs/model-choice.md).
     beam_size: int = param(8, ge=1, le=64)  # 1 = greedy; a sentence's work grows with it (README: Limits)
     length_penalty: float = param(1.0, ge=0)  # GNMT alpha; 0 = raw log-probability
+    # Options that make long outputs finish the sentence (docs/search.md); beam only, except min_len_ratio.
+    coverage_penalty: float = param(0.0, ge=0)  # GNMT beta; 0 = off (and not computed)
+    min_len_ratio: float = param(0.0, ge=0)  # <eos> forbidden before floor(ratio * source tokens) output tokens
+    keep_live: bool = False  # W open hypotheses per sentence, finished ones pooled (fairseq); false = d2l's beam
     max_len_ratio: float = param(2.0, gt=0)  # output tokens <= ceil(ratio * source tokens)
     batch_size: int = param(128, ge=1, le=4096)  # sentences decoded together (similar lengths batched)
     # The work one sentence may cause (README: Limits). The longest training source is 74 pieces:
@@ -175,7 +179,8 @@ class Translator:
             src, src_len = src.to(self.device), src_len.to(self.device)
             limits = output_limits(src_len, search.max_len_ratio, search.max_output_pieces)
             decoded = run_search(self.model, src, src_len, limits, search.beam_size, search.length_penalty,
-                                 forbid=forbid, deadline=deadline, maps=maps)
+                                 coverage=search.coverage_penalty, min_len_ratio=search.min_len_ratio,
+                                 keep_live=search.keep_live, forbid=forbid, deadline=deadline, maps=maps)
             outputs, lengths = decoded.tokens.tolist(), decoded.lengths.tolist()
             attention, scores = decoded.attention.float().cpu().numpy(), decoded.scores.tolist()
             for row, i in enumerate(batch):

@@ -6,8 +6,8 @@ which object is the model. Nothing is pickled.
 Input: English text, a line a row, as a DataFrame with a `text` column (what the scoring server builds
 from `{"dataframe_records": [{"text": "I lost."}]}` or `{"inputs": {"text": ["I lost."]}}`). Output:
 their French translations, in order; a row of several sentences is translated sentence by sentence.
-Params (optional, per request): `beam_size` (1 = greedy), `length_penalty`, `max_len_ratio`,
-`split_sentences` (false: each row whole).
+Params (optional, per request): `beam_size` (1 = greedy), `length_penalty`, `coverage_penalty`,
+`min_len_ratio`, `keep_live`, `max_len_ratio`, `split_sentences` (false: each row whole).
 
 The work of one request is bounded (README: Limits). Before any search: each sentence at most
 `SearchParams.max_source_pieces`, the request at most `MAX_REQUEST_PIECES` in all (its memory),
@@ -29,7 +29,9 @@ from mlflow.pyfunc import PythonModel
 
 TEXT = "text"  # the input column
 ARTIFACT = "model"  # the model file among the logged model's artifacts
-REQUEST_PARAMS = ("beam_size", "length_penalty", "max_len_ratio", "split_sentences")  # what a request may set
+# What a request may set: SearchParams' search options, not its limits.
+REQUEST_PARAMS = ("beam_size", "length_penalty", "coverage_penalty", "min_len_ratio", "keep_live", "max_len_ratio",
+                  "split_sentences")
 MAX_REQUEST_PIECES = 16_384  # source pieces in one request: ~1,500 typical sentences, ~10 s at beam 8
 MAX_BEAM = 16
 MAX_REQUEST_SECONDS = 30.0
