@@ -231,7 +231,7 @@ def test_a_request_past_its_share_of_time_is_refused_naming_the_limit(served, mo
     import pandas as pd
     from mlflow.exceptions import MlflowException
 
-    from attention_lab.inference.search import SearchTimeout
+    from attention_lab.inference.search_steps import SearchTimeout
 
     frame = pd.DataFrame({served_model.TEXT: SENTENCES})
     assert served.predict(None, frame) == [t.text for t in served.translator.translate(SENTENCES)]

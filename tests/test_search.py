@@ -17,15 +17,8 @@ import pytest
 import torch
 
 from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID, UNK_ID
-from attention_lab.inference.search import (
-    SearchTimeout,
-    _next_candidates,
-    beam_search,
-    greedy_search,
-    length_penalty,
-    output_limits,
-    run_search,
-)
+from attention_lab.inference.search import beam_search, greedy_search, run_search
+from attention_lab.inference.search_steps import SearchTimeout, length_penalty, next_candidates, output_limits
 from attention_lab.model.seq2seq import ModelParams, build_model
 from attention_lab.model.transformer import TransformerParams
 
@@ -538,7 +531,7 @@ def test_search_under_bf16_autocast_keeps_float32_log_probabilities(beam):
         state = model.encode(src, src_len)
         tokens = torch.full((3, 1), BOS_ID)
         finished = torch.tensor([False, True, False])
-        log_probs, _, _, weights = _next_candidates(model, tokens, state, finished, torch.arange(3), 2,
+        log_probs, _, _, weights = next_candidates(model, tokens, state, finished, torch.arange(3), 2,
                                                     [PAD_ID, BOS_ID], False)
         decoded = run_search(model, src, src_len, LIMITS, beam_size=beam, alpha=0.6)
     assert log_probs.dtype == weights.dtype == torch.float32

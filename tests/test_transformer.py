@@ -17,7 +17,8 @@ import torch
 from attention_lab.config import ConfigError, from_mapping
 from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID
 from attention_lab.inference.model_file import load_model, save_model
-from attention_lab.inference.search import greedy_search, output_limits
+from attention_lab.inference.search import greedy_search
+from attention_lab.inference.search_steps import output_limits
 from attention_lab.model.loss import token_loss
 from attention_lab.model.multi_head_attention import MultiHeadAttention
 from attention_lab.model.positional_encoding import sinusoids

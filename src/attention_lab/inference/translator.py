@@ -19,7 +19,8 @@ from attention_lab.data.batching import budget_batches, pad
 from attention_lab.data.special_tokens import EOS, UNK, UNK_ID
 from attention_lab.errors import UserError
 from attention_lab.inference.model_file import LoadedModel, load_model
-from attention_lab.inference.search import output_limits, run_search
+from attention_lab.inference.search import run_search
+from attention_lab.inference.search_steps import output_limits
 from attention_lab.inference.sentences import block_diagonal, split
 from attention_lab.inference.symbols import Carried, put_back, take_out
 

@@ -66,7 +66,7 @@ class TranslatorModel(PythonModel):
     def predict(self, context: Any, model_input: pd.DataFrame, params: dict[str, Any] | None = None) -> list[str]:
         from attention_lab.config import from_mapping
         from attention_lab.errors import UserError
-        from attention_lab.inference.search import SearchTimeout
+        from attention_lab.inference.search_steps import SearchTimeout
         from attention_lab.inference.translator import SearchParams, SourceTooLong
 
         rows = sentences_of(model_input)
