@@ -165,6 +165,8 @@ def test_the_champion_is_served_over_http_and_survives_bad_requests(store, logge
         assert (status, body) == (200, {"predictions": expected[4]})
         status, body = post(url, {"inputs": {"text": SENTENCES}, "params": {"beam_size": 1}})
         assert (status, body) == (200, {"predictions": expected[1]})
+        status, body = post(url, {"dataframe_records": [{"text": " ".join(SENTENCES)}]})  # one line, two sentences
+        assert (status, body) == (200, {"predictions": [" ".join(expected[4])]})
 
         bad = [(b"{not json", "Invalid input"),
                ({"dataframe_records": [{"txt": "I see the cat."}]}, "Model is missing inputs ['text']"),
