@@ -377,9 +377,10 @@ def failed(job, status: int, message: str) -> None:
 
 
 def long_input(folder: Path, repeats: int = 3000) -> Path:
-    """12,000 lines: many chunks, tens of seconds of beam search."""
+    """12,000 lines: many chunks, tens of seconds of beam search. Sentences of characters the tiny
+    model reads all of, so that stderr holds no note of carried characters ("Go.": no "G")."""
     path = folder / "in.txt"
-    path.write_text("".join(f"{s}\n" for s in SENTENCES * repeats))
+    path.write_text("".join(f"{s}\n" for s in SENTENCES[:2] * (2 * repeats)))
     return path
 
 
