@@ -214,7 +214,7 @@ def test_budgeted_training_ends_annealed_when_steps_slow_down(tmp_path, monkeypa
     config = {**TINY_TRAINING, "trainer": {**TINY_TRAINING["trainer"], "budget_minutes": budget_minutes}}
     params = from_mapping(Seq2SeqParams, config, "train_seq2seq")
     build_trainer = training.build_trainer
-    slowing = SlowerAndSlower(step_s=0.02, slowdown_s=0.0005, validation_batch_s=0.05)
+    slowing = SlowerAndSlower(step_s=0.02, slowdown_s=0.0005, validation_batch_s=0.002)
     schedules = []
 
     def slowing_trainer(*args, **kwargs):
@@ -267,7 +267,7 @@ def test_a_run_of_known_length_validates_at_evenly_spread_steps_the_last_where_i
     # A run resumed after any of them plans the same steps from there.
     for k, done in enumerate(steps[:-1]):
         resumed = ValidationSchedule(points, total_steps=total)
-        resumed.load_state_dict({"done": k + 1, "validation_s": 0.0})
+        resumed.load_state_dict({"done": k + 1, "validation_s": 0.0, "planned": 0})
         assert resumed.first(done) == steps[k + 1]
 
 
@@ -289,7 +289,7 @@ def simulate_budget(points, budget_s, step_s, validation_s, plan_after=50):
 
 
 @pytest.mark.parametrize("step_s", [0.05, 0.2, 0.6])  # a fast, a slow and a very slow machine
-@pytest.mark.parametrize("validation_s", [0.0, 20.0])
+@pytest.mark.parametrize("validation_s", [0.0, 5.0])  # a 21-minute CPU run's take ~3.5 s
 def test_a_budget_run_validates_as_often_on_any_machine(step_s, validation_s):
     points, budget_s = 16, 1260.0  # 21 minutes
     steps = simulate_budget(points, budget_s, step_s, validation_s)
@@ -310,6 +310,55 @@ def test_validations_too_costly_for_the_budget_come_less_often_never_every_step(
     assert all(gap >= 100 for gap in gaps[1:])  # no validation straight after another
 
 
+def simulate_run(budget_s, step_s, validation_s, startup_s=0.0, warmup_steps=0, points=16, plan_after=50):
+    """A budget run on a fake clock, driven as the callbacks drive it: `startup_s` of set-up and
+    sanity check before the first update, the learning-rate schedule's `factor` before each update
+    (the validations' reserve kept back), its `done` after, validation `k` taking `validation_s(k)`
+    seconds, and the one that ends the run when the schedule is spent. Returns (seconds training,
+    seconds from the first update to the end of the last validation, validation steps)."""
+    schedule, plan = LinearSchedule(warmup_steps=warmup_steps, budget_s=budget_s), ValidationSchedule(points)
+    now, step, target, steps, training = startup_s, 0, None, [], 0.0
+    schedule.start(now)
+    while True:
+        schedule.factor(now, reserve_s=plan.reserve_s())
+        step, now, training = step + 1, now + step_s, training + step_s
+        if schedule.done() or target == step:
+            now += validation_s(len(steps))
+            steps.append(step)
+            if schedule.done():
+                return training, now - startup_s, steps
+            plan.validation_s = validation_s(len(steps) - 1)
+            schedule.restart_rate()
+            target = plan.after_validation(step, 1 / step_s, budget_s - schedule.seconds(now))
+        elif step == plan_after:
+            target = plan.plan(step, 1 / step_s, budget_s - schedule.seconds(now))
+
+
+def test_a_short_budget_trains_most_of_it_despite_a_slow_start_and_a_slow_first_validation():
+    """Two minutes, 30 s of set-up before the first update (not counted), and a first validation four
+    times slower than the rest (a young model decodes every output to its cap): the validations'
+    reserve is capped, so training still takes most of the budget."""
+    budget_s = 120.0
+    training, used, steps = simulate_run(budget_s, step_s=0.01, startup_s=30.0,
+                                         validation_s=lambda k: 12.0 if k == 0 else 3.0)
+    assert training >= 0.8 * budget_s, f"trained {training:.1f} s of {budget_s:.0f}"
+    assert used <= budget_s + 3.0  # the last validation cost less than the reserve kept for it
+    assert 2 <= len(steps) < 16  # fewer validations than asked, rather than less training
+
+
+def test_a_budget_shorter_than_the_warmup_still_ends_on_time_and_annealed():
+    training, used, steps = simulate_run(30.0, step_s=0.05, warmup_steps=4000, validation_s=lambda k: 1.0)
+    assert used <= 30.0 + 1.0 and training >= 0.8 * 30.0
+    assert steps[-1] < 4000
+
+
+@pytest.mark.parametrize("validation_s", [1.0, 3.5, 6.0])  # a 21-minute CPU run's validations take ~3.5 s
+def test_the_21_minute_default_still_validates_16_times(validation_s):
+    training, used, steps = simulate_run(1260.0, step_s=0.15, validation_s=lambda k: validation_s)
+    assert len(steps) == 16
+    assert used <= 1260.0 + 0.15 and training >= 1260.0 - 16 * validation_s - 5.0
+
+
 def test_a_budget_run_resumed_after_a_kill_goes_on_validating(tmp_path, monkeypatch):
     paths = prepare_data(write_zip(tmp_path / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1),
                          tmp_path, from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
@@ -326,11 +375,11 @@ def test_a_budget_run_resumed_after_a_kill_goes_on_validating(tmp_path, monkeypa
         return trainer, history, schedule
 
     monkeypatch.setattr(training, "build_trainer", faked_trainer)
-    extra[:] = [SlowerAndSlower(step_s=0.02, slowdown_s=0.0, validation_batch_s=0.05)]
+    extra[:] = [SlowerAndSlower(step_s=0.02, slowdown_s=0.0, validation_batch_s=0.002)]
     train_seq2seq(params, MlflowParams(enabled=False), paths)
     whole = pd.read_csv(paths.reports / "history.csv")["step"].tolist()
     killed_at = whole[2] + 10  # after three validations
-    extra[:] = [SlowerAndSlower(step_s=0.02, slowdown_s=0.0, validation_batch_s=0.05), interrupt_at_step(killed_at)]
+    extra[:] = [SlowerAndSlower(step_s=0.02, slowdown_s=0.0, validation_batch_s=0.002), interrupt_at_step(killed_at)]
     with pytest.raises(Interrupt):
         train_seq2seq(params, MlflowParams(enabled=False), paths)
     extra[:] = extra[:1]  # the same clock goes on, as a machine's would

@@ -9,16 +9,24 @@ speed of training and cost of validation (both of which it keeps back from the b
 
     next = step + rate * (seconds left - r * validation seconds) / r,   r = validations still to come
 
-and leaves the last validation to the end of the budget, where the schedule stops training. A
-budget too short for the validations asked for (a slow or busy machine, or a greedy decoding that
-runs long while the model is young) validates less often rather than more: at most half of what
-is left goes to validation.
+and leaves the last validation to the end of the budget, where the schedule stops training.
+
+The budget counts from the first update to the end of the last validation: the model's set-up,
+the data and Lightning's sanity check come before it and are not counted. Validations may take at
+most `VALIDATION_SHARE` of the seconds left, so a budget too short for the validations asked for
+(a short budget, a slow or busy machine, or the greedy decoding of a young model that runs every
+output to its cap) validates less often rather than training less: the count still to come is
+capped at what that share affords at the last validation's cost, and so is the time kept back
+for them. One slow early validation then costs at most its own time, and the estimate is
+replaced by the next validation's.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+
+VALIDATION_SHARE = 0.1  # of the budget seconds left, at most, for the validations still to come
 
 
 @dataclass
@@ -27,6 +35,7 @@ class ValidationSchedule:
     total_steps: int | None = None  # known length; None: planned from the budget as the run goes
     done: int = 0  # validations run so far
     validation_s: float = 0.0  # what the last validation took (budget runs)
+    planned: int = 0  # validations still to come in the current plan, the last one included (budget runs)
 
     def first(self, step: int = 0) -> int | None:
         """The step after which the first validation (after `step`, where a resumed run starts)
@@ -44,17 +53,20 @@ class ValidationSchedule:
             return self._fixed(step)
         remaining = self.points - self.done  # the validation that ends the run included
         if rate is None or seconds_left is None:
+            self.planned = remaining
             return None
         if self.validation_s > 0:
-            remaining = min(remaining, math.floor(seconds_left / (2 * self.validation_s)))
+            remaining = min(remaining, math.floor(VALIDATION_SHARE * seconds_left / self.validation_s))
+        self.planned = max(remaining, 1)
         if remaining <= 1:
             return None
-        steps_left = rate * (seconds_left - remaining * self.validation_s)
+        steps_left = rate * (seconds_left - self.reserve_s())
         return step + max(1, round(steps_left / remaining))
 
     def reserve_s(self) -> float:
-        """Budget seconds to keep for the validations still to come."""
-        return max(self.points - self.done, 1) * self.validation_s
+        """Budget seconds to keep for the validations still to come: those planned, at the last
+        one's cost (the one that ends the run at least)."""
+        return max(self.planned, 1) * self.validation_s
 
     def _fixed(self, step: int) -> int | None:
         """The first of the points' steps after `step` (points > total_steps share steps)."""
@@ -64,7 +76,8 @@ class ValidationSchedule:
         return math.ceil(k * self.total_steps / self.points) if k <= self.points else None
 
     def state_dict(self) -> dict:
-        return {"done": self.done, "validation_s": self.validation_s}
+        return {"done": self.done, "validation_s": self.validation_s, "planned": self.planned}
 
     def load_state_dict(self, state: dict) -> None:
         self.done, self.validation_s = int(state["done"]), float(state["validation_s"])
+        self.planned = int(state["planned"])
