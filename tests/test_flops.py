@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from attention_lab.bench.flops import CountedProducts, Layout, matmul_ceiling, training_flops_per_token
+from attention_lab.bench.flops import CountedProducts, Layout, layout, matmul_ceiling, training_flops_per_token
 from attention_lab.data.batching import collate_pairs
 from attention_lab.model.seq2seq import ModelParams, Seq2Seq
 
@@ -48,5 +48,22 @@ def test_a_product_is_recorded_with_its_layout_and_replayed_alike():
     assert isinstance(transposed, Layout) and transposed.shape == (3, 7) and transposed.stride == (1, 3)
     replay = transposed.make()
     assert replay.shape == (3, 7) and replay.stride() == (1, 3) and torch.isfinite(replay).all()
+    ceiling = matmul_ceiling(products, min_seconds=1e-4, trials=1)
+    assert math.isfinite(ceiling) and ceiling > 0
+
+
+def test_a_product_with_integer_arguments_is_replayed_with_their_values():
+    """CUDA's attention kernels take integer tensors (the dropout's seed and offset, sequence
+    offsets): a replay that filled them with random normals failed ("normal_kernel_cuda" not
+    implemented for 'Long'); an index or a mask replayed with other values computes another thing."""
+    table, index = torch.randn(6, 4), torch.tensor([5, 0, 5, 2])
+    mask = torch.tensor([True, False, True, True, False, True])
+    products = CountedProducts()
+    key = (torch.ops.aten.index_select.default, (layout(table), 0, layout(index)), ())
+    products.calls[key], products.flops[key] = 3, 16
+    masked = (torch.ops.aten.masked_select.default, (layout(table[:, 0]), layout(mask)), ())
+    products.calls[masked], products.flops[masked] = 1, 6
+    assert key[1][2].make().tolist() == [5, 0, 5, 2]
+    assert masked[1][1].make().tolist() == mask.tolist()
     ceiling = matmul_ceiling(products, min_seconds=1e-4, trials=1)
     assert math.isfinite(ceiling) and ceiling > 0

@@ -66,22 +66,36 @@ class CountedProducts(TorchDispatchMode):
         return out
 
 
+MAX_KEPT_VALUES = 1024  # integer and boolean arguments up to this size are replayed with their own values
+
+
 class Layout(NamedTuple):
-    """A recorded tensor argument: enough to make another like it."""
+    """A recorded tensor argument: enough to make another like it. Floating-point operands are
+    replayed on random values; integer and boolean ones (CUDA attention's random seed and offset,
+    sequence offsets, masks) index or select, so they keep the values they had (`values`, when
+    small enough; zeros otherwise)."""
     shape: tuple[int, ...]
     stride: tuple[int, ...]
     dtype: torch.dtype
     device: torch.device
+    values: tuple | None = None
 
     def make(self) -> torch.Tensor:
-        return torch.empty_strided(self.shape, self.stride, dtype=self.dtype, device=self.device).normal_()
+        out = torch.empty_strided(self.shape, self.stride, dtype=self.dtype, device=self.device)
+        if self.dtype.is_floating_point or self.dtype.is_complex:
+            return out.normal_()
+        if self.values is None:
+            return out.zero_()
+        return out.copy_(torch.tensor(self.values, dtype=self.dtype).reshape(self.shape))
 
 
 def layout(arg: Any) -> Any:
     """A tensor's Layout; lists (convolutions' strides) as tuples, so that a call is a dict key.
     Replays make the top-level tensors again: the counted products take no lists of tensors."""
     if isinstance(arg, torch.Tensor):
-        return Layout(tuple(arg.shape), arg.stride(), arg.dtype, arg.device)
+        exact = not (arg.dtype.is_floating_point or arg.dtype.is_complex) and arg.numel() <= MAX_KEPT_VALUES
+        values = tuple(arg.detach().cpu().flatten().tolist()) if exact else None
+        return Layout(tuple(arg.shape), arg.stride(), arg.dtype, arg.device, values)
     if isinstance(arg, list):
         return tuple(map(layout, arg))
     return arg
@@ -110,7 +124,7 @@ def matmul_ceiling(products: CountedProducts, min_seconds: float = 0.002, trials
     seconds = 0.0
     for (func, args, options), count in products.calls.items():
         operands, kwargs = [a.make() if isinstance(a, Layout) else a for a in args], dict(options)
-        device = next(a.device for a in args if isinstance(a, Layout))
+        device = next(a.device for a in args if isinstance(a, Layout) and a.dtype.is_floating_point)
         func(*operands, **kwargs)  # warm-up
         synchronize(device)
         start = time.perf_counter()
