@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import pytorch_lightning as pl
@@ -22,7 +24,9 @@ class DataParams:
     batch_size: int = param(64, ge=1)  # sentences per batch at most (d2l: 64)
     # Padded tokens per batch at most (rows × longest side); null = batches of batch_size sentences.
     batch_tokens: int | None = param(None, ge=1)
-    num_workers: int = param(0, ge=0)
+    # Processes collating batches beside the training step; auto: 4 on CUDA, none on the CPU, where
+    # a worker would take a core from the step itself.
+    num_workers: int | Literal["auto"] = param("auto", ge=0)
     bucket: bool = True  # batch sentences of similar length together (less padding)
     val_bleu_size: int = param(500, ge=1)  # seeded random sample of valid sources decoded for val/bleu
     # Seeded random sample of valid pairs for val/loss (null = all): validation runs many times a run.
@@ -110,9 +114,19 @@ class TranslationDataModule(pl.LightningDataModule):
         """(world size, rank) of the Trainer this module is attached to, (1, 0) without one."""
         return (self.trainer.world_size, self.trainer.global_rank) if self.trainer else (1, 0)
 
+    def _on_cuda(self) -> bool:
+        return self.trainer is not None and self.trainer.strategy.root_device.type == "cuda"
+
+    def _workers(self) -> int:
+        if self.params.num_workers != "auto":
+            return self.params.num_workers
+        return min(4, (os.cpu_count() or 1) - 1) if self._on_cuda() else 0
+
     def _loader(self, items: list, sampler: TokenBatchSampler, collate) -> DataLoader:
-        return DataLoader(items, batch_sampler=sampler, collate_fn=collate, num_workers=self.params.num_workers,
-                          persistent_workers=self.params.num_workers > 0)
+        # Pinned batches copy to the GPU without blocking the step that queues them.
+        workers = self._workers()
+        return DataLoader(items, batch_sampler=sampler, collate_fn=collate, num_workers=workers,
+                          persistent_workers=workers > 0, pin_memory=self._on_cuda())
 
     def train_dataloader(self) -> DataLoader:
         sampler = self.train_sampler(*self._replicas())

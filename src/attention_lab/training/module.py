@@ -28,6 +28,8 @@ from attention_lab.inference.model_file import LoadedModel
 from attention_lab.inference.translator import SearchParams, Translator
 from attention_lab.model.encoder_decoder import EncoderDecoder
 from attention_lab.model.loss import token_loss
+from attention_lab.model.transformer import TransformerSeq2Seq
+from attention_lab.training.cuda_graphs import GraphedTraining
 
 
 @dataclass(frozen=True)
@@ -73,9 +75,14 @@ class DivergedError(UserError):
 class Seq2SeqModule(pl.LightningModule):
     """Teacher-forced training of `model`; validation decodes greedily for BLEU."""
 
-    def __init__(self, model: EncoderDecoder, optim: OptimParams, tokenizer: Tokenizer) -> None:
+    def __init__(self, model: EncoderDecoder, optim: OptimParams, tokenizer: Tokenizer,
+                 graph_batches: tuple[int, int | None] | None = None) -> None:
+        """`graph_batches`: (batch_size, batch_tokens) of the training batches, to replay a
+        Transformer's training passes on CUDA as graphs of padded batches (`cuda_graphs.py`); None: off."""
         super().__init__()
         self.model, self.optim, self.tokenizer = model, optim, tokenizer
+        self.graph_batches = graph_batches
+        self._graphed: GraphedTraining | None = None
         self.val_loss = MeanMetric()
         self.val_bleu = CorpusBLEU()
         self._pending: list[tuple[int, int, Tensor]] = []  # (epoch, step, loss is finite) not yet read back
@@ -85,11 +92,17 @@ class Seq2SeqModule(pl.LightningModule):
         self._stretch_start = self._train_seconds = 0.0
 
     def forward(self, src: Tensor, src_len: Tensor, tgt_in: Tensor) -> Tensor:
+        if self.training and self._graphed is not None:
+            return self._graphed(src, src_len, tgt_in)
         return self.model(src, src_len, tgt_in)
 
     # -- training ---------------------------------------------------------------------------------
 
     def on_train_start(self) -> None:
+        # The recurrent models' packed sequences read lengths on the host, which a graph cannot hold.
+        if self.graph_batches and self.device.type == "cuda" and isinstance(self.model, TransformerSeq2Seq):
+            dtype = {"bf16-mixed": torch.bfloat16, "16-mixed": torch.float16}.get(self.trainer.precision)
+            self._graphed = GraphedTraining(self.model, *self.graph_batches, dtype)
         self._new_stretch()
 
     def _new_stretch(self) -> None:
@@ -171,12 +184,21 @@ class Seq2SeqModule(pl.LightningModule):
 
     # -- optimization -----------------------------------------------------------------------------
 
+    def configure_gradient_clipping(self, optimizer: torch.optim.Optimizer, gradient_clip_val: float | None = None,
+                                    gradient_clip_algorithm: str | None = None) -> None:
+        # Lightning's own clipping refuses an optimizer that unscales its gradients itself, as the
+        # fused Adam does, under mixed precision, for fear of clipping scaled gradients. bf16 scales
+        # nothing, and under fp16 the fused kernel is not used (`configure_optimizers`), so Lightning
+        # has unscaled them by now: the norm is clipped here, as Lightning's would be.
+        if gradient_clip_val:
+            params = [p for group in optimizer.param_groups for p in group["params"]]
+            torch.nn.utils.clip_grad_norm_(params, gradient_clip_val, foreach=True)
+
     def configure_optimizers(self) -> dict:
-        # The fused kernel updates all parameters in one pass (CPU and CUDA); measurably faster for small
-        # models. Lightning refuses to clip the gradients of an optimizer that unscales them itself,
-        # as a fused one does, under mixed precision (bf16 on CUDA): there the foreach kernel updates.
-        mixed = self.trainer.precision in ("16-mixed", "bf16-mixed")
-        fused = self.device.type in ("cpu", "cuda") and not (mixed and self.optim.grad_clip)
+        # The fused kernel updates all parameters in one launch (CPU and CUDA): 3.4x a foreach
+        # update on a GPU-sized model (docs/speed.md). Under fp16 the loss scaler would hand it
+        # scaled gradients to clip, so there the foreach kernel updates.
+        fused = self.device.type in ("cpu", "cuda") and self.trainer.precision != "16-mixed"
         optimizer = torch.optim.Adam(self.parameters(), lr=self.optim.lr, betas=(0.9, self.optim.adam_beta2),
                                      eps=self.optim.adam_eps, weight_decay=self.optim.weight_decay, fused=fused)
         if self.optim.schedule == "linear":  # set step by step by the ScheduleCallback

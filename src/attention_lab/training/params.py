@@ -33,6 +33,9 @@ class TrainerParams:
     average_last: int | None = param(None, ge=2)
     early_stopping_patience: int | None = param(None, ge=1)  # validations without a better val/bleu
     log_every_n_steps: int = param(50, ge=1)
+    # On CUDA, a Transformer's training passes replayed as CUDA graphs, one per bucket of padded
+    # batch shapes (training/cuda_graphs.py): a small model's step is launch-bound there.
+    cuda_graphs: bool = True
     progress_bar: bool = True
 
     def validate(self) -> None:

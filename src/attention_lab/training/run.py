@@ -115,6 +115,8 @@ def prepare(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: TrainPa
     bad input, param or store fails here, before anything is trained or written."""
     client = tracking.client() if mlflow.enabled else None  # unreachable: fails here, in seconds
     keep_freed_memory()
+    if torch.cuda.is_available():  # float32 products (a 32-true run, the loss) on the tensor cores, as TF32
+        torch.set_float32_matmul_precision("high")
     pl.seed_everything(params.seed, workers=True, verbose=False)
     tokenizer = Tokenizer.load(paths.tokenizer / TOKENIZER_FILE)
     datamodule = TranslationDataModule(paths.data, tokenizer, params.data, params.seed)
@@ -129,7 +131,9 @@ def prepare(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: TrainPa
     inputs = [paths.data / "train.parquet", paths.data / "valid.parquet", paths.tokenizer / TOKENIZER_FILE]
     run_fingerprint = fingerprint(to_dict(params), inputs)
     state = ResumeState(paths.checkpoints, writer=rank_zero_only.rank == 0)
-    return Job(params, mlflow, client, paths, tokenizer, datamodule, Seq2SeqModule(model, params.optim, tokenizer),
+    graph_batches = (params.data.batch_size, params.data.batch_tokens) if params.trainer.cuda_graphs else None
+    module = Seq2SeqModule(model, params.optim, tokenizer, graph_batches)
+    return Job(params, mlflow, client, paths, tokenizer, datamodule, module,
                trainer, history, state, run_fingerprint, state.prepare(run_fingerprint))
 
 

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The GPU runs behind docs/speed.md's GPU section, on a machine with a card and PyTorch but neither
+# DVC nor MLflow: the stages run from PYTHONPATH=src with MLflow off. One phase a session:
+#   bash docs/gpu_runs.sh check            # tiny corpus on the card; the documented Transformer's
+#                                          # stage for 2 minutes; `attention-lab bench`
+#   bash docs/gpu_runs.sh recipe MINUTES   # the GPU recipe's stage for MINUTES, its evaluate stage,
+#                                          # and its training rate against the bf16 peak
+# Needs artifacts/splits and artifacts/tokenizer (`dvc repro train_tokenizer`), data/fra-eng.zip, and
+# a sentencex wheel in .whl/ where the machine lacks it. Writes its log to $OUT (default /tmp/gpu-runs).
+set -uo pipefail
+OUT=${OUT:-/tmp/gpu-runs}
+WORK=$(mktemp -d)
+mkdir -p "$OUT"
+if ! python3 -c "import sentencex" 2>/dev/null; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl || exit 1
+fi
+export PYTHONPATH=$PWD/src:/tmp/site PYTHONUNBUFFERED=1
+
+# README's documented Transformer, and the GPU recipe (README: Scaling out).
+TRANSFORMER=(train_seq2seq.model.arch=transformer train_seq2seq.optim.lr=0.003 train_seq2seq.optim.warmup_steps=1000
+             train_seq2seq.optim.label_smoothing=0.1)
+GPU_RECIPE=(train_seq2seq.model.arch=transformer train_seq2seq.model.transformer.layers=6
+            train_seq2seq.model.transformer.model_size=512 train_seq2seq.model.transformer.heads=8
+            train_seq2seq.model.transformer.ffn_size=2048 train_seq2seq.model.transformer.dropout=0.2
+            train_seq2seq.data.batch_tokens=32768 train_seq2seq.data.batch_size=4096
+            train_seq2seq.optim.lr=0.0015 train_seq2seq.optim.warmup_steps=500 train_seq2seq.optim.label_smoothing=0.1
+            evaluate.search.batch_size=1024)
+
+stage() {  # LIMIT NAME KEY=VALUE...: the train_seq2seq stage with these params, killed after LIMIT s
+  local limit=$1 name=$2
+  shift 2
+  python3 docs/gpu_runs.py params "$WORK/$name.yaml" "$@" train_seq2seq.trainer.progress_bar=false || return 1
+  timeout "$limit" python3 -m pipeline.train_seq2seq --params "$WORK/$name.yaml" --data artifacts/splits \
+    --tokenizer artifacts/tokenizer --out "$WORK/$name/model" --reports "$WORK/$name/reports" 2>&1 |
+    grep -v "^\s*$" | tail -n 15
+  cp "$WORK/$name/reports/history.csv" "$OUT/$name-history.csv"
+  echo "$name metrics: $(tr -d '\n ' < "$WORK/$name/reports/metrics.json")"
+}
+
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
+python3 -c "import torch, pytorch_lightning as pl; print('torch', torch.__version__, 'lightning', pl.__version__)"
+git log -1 --format='commit %h %cd' 2>/dev/null
+case "${1:-}" in
+  check)
+    timeout 120 python3 docs/gpu_runs.py smoke "$WORK/smoke" 2>&1 | grep -v "^\s*$" | tail -n 12
+    start=$(date +%s)
+    stage 240 transformer-2min "${TRANSFORMER[@]}" train_seq2seq.trainer.budget_minutes=2
+    echo "transformer-2min: $(( $(date +%s) - start )) s in all"
+    start=$(date +%s)
+    timeout 200 python3 -m attention_lab.cli bench --corpus data/fra-eng.zip > "$OUT/bench.json" 2> "$WORK/bench.err"
+    echo "bench: exit $?, $(( $(date +%s) - start )) s"
+    tail -n 5 "$WORK/bench.err"
+    python3 -c "import json; r = json.load(open('$OUT/bench.json')); print({k: {m: r[k].get(m) for m in
+      ('tokens_per_s', 'fraction_of_peak', 'ceiling_fraction_of_peak', 'updates')} for k in ('seed', 'default',
+      'transformer')}, r['matmul_peak_gflops'])"
+    ;;
+  recipe)
+    start=$(date +%s)
+    stage $(( ${2:-8} * 60 + 120 )) recipe "${GPU_RECIPE[@]}" "train_seq2seq.trainer.budget_minutes=${2:-8}"
+    echo "recipe: $(( $(date +%s) - start )) s to train"
+    python3 -m pipeline.evaluate --params "$WORK/recipe.yaml" --model "$WORK/recipe/model" --data artifacts/splits \
+      --out "$WORK/recipe/eval" 2>&1 | tail -n 3
+    echo "recipe evaluate: $(tr -d '\n ' < "$WORK/recipe/eval/metrics.json" | cut -c 1-600)"
+    echo "recipe: $(( $(date +%s) - start )) s with evaluate"
+    python3 docs/gpu_runs.py roofline "$WORK/recipe.yaml" artifacts/splits artifacts/tokenizer "$WORK/recipe/reports"
+    ;;
+  *) echo "usage: bash docs/gpu_runs.sh check | recipe MINUTES" >&2; exit 2 ;;
+esac
