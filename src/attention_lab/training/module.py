@@ -18,6 +18,7 @@ from typing import Literal
 import pytorch_lightning as pl
 import torch
 from torch import Tensor
+from pytorch_lightning.utilities import rank_zero_info
 from torchmetrics import MeanMetric, Metric
 
 from attention_lab.config import param
@@ -139,6 +140,10 @@ class Seq2SeqModule(pl.LightningModule):
 
     def on_train_epoch_end(self) -> None:
         self._raise_if_diverged()
+
+    def on_train_end(self) -> None:
+        if self._graphed is not None and not self._graphed.failed:
+            rank_zero_info(f"CUDA graphs: {len(self._graphed.graphs)} batch shapes recorded, each replayed since")
 
     # -- validation -------------------------------------------------------------------------------
 
