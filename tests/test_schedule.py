@@ -246,7 +246,7 @@ def test_budgeted_training_ends_annealed_when_steps_slow_down(tmp_path, monkeypa
     # Minutes on the run's clock: the budget, give or take the step under way when it ran out.
     assert last["minutes"] == pytest.approx(budget_minutes, abs=0.005)
     [schedule] = schedules
-    assert schedule.schedule.elapsed_s <= budget_minutes * 60  # on time, validation included
+    assert schedule.schedule.elapsed_s <= budget_minutes * 60  # on time, the validations along the way included
     assert metrics["final_lr"] == pytest.approx(lrs[-1], rel=1e-4)  # the CSV keeps 8 decimals
     assert (paths.out / "model.pt").is_file()
 
@@ -297,7 +297,7 @@ def test_a_budget_run_validates_as_often_on_any_machine(step_s, validation_s):
     assert len(steps) + 1 == points
     gaps = [b - a for a, b in zip(steps, steps[1:])]
     assert max(gaps) - min(gaps) <= 1
-    end_steps = (budget_s - points * validation_s) / step_s  # training's share, the last validation kept back
+    end_steps = (budget_s - (points - 1) * validation_s) / step_s  # the validations along the way kept back
     assert steps[-1] < end_steps and end_steps - steps[-1] == pytest.approx(gaps[-1], rel=0.05, abs=2)
 
 
@@ -334,21 +334,25 @@ def simulate_run(budget_s, step_s, validation_s, startup_s=0.0, warmup_steps=0, 
             target = plan.plan(step, 1 / step_s, budget_s - schedule.seconds(now))
 
 
-def test_a_short_budget_trains_most_of_it_despite_a_slow_start_and_a_slow_first_validation():
-    """Two minutes, 30 s of set-up before the first update (not counted), and a first validation four
-    times slower than the rest (a young model decodes every output to its cap): the validations'
-    reserve is capped, so training still takes most of the budget."""
+@pytest.mark.parametrize("step_s, first_s, later_s", [
+    (0.01, 12.0, 3.0),  # a first validation 4x slower than the rest
+    (1 / 146.6, 12.8, 4.7),  # the documented Transformer's 2-minute stage on an H200 (docs/speed.md)
+])
+def test_a_short_budget_trains_most_of_it_despite_a_slow_start_and_a_slow_first_validation(step_s, first_s, later_s):
+    """Two minutes, 30 s of set-up before the first update (not counted), and a slow first validation
+    (a young model decodes every output to its cap): the validations along the way are capped, so
+    training still takes most of the budget."""
     budget_s = 120.0
-    training, used, steps = simulate_run(budget_s, step_s=0.01, startup_s=30.0,
-                                         validation_s=lambda k: 12.0 if k == 0 else 3.0)
+    training, used, steps = simulate_run(budget_s, step_s=step_s, startup_s=30.0,
+                                         validation_s=lambda k: first_s if k == 0 else later_s)
     assert training >= 0.8 * budget_s, f"trained {training:.1f} s of {budget_s:.0f}"
-    assert used <= budget_s + 3.0  # the last validation cost less than the reserve kept for it
+    assert used <= budget_s + later_s + step_s  # the validation that scores the final weights follows the budget
     assert 2 <= len(steps) < 16  # fewer validations than asked, rather than less training
 
 
 def test_a_budget_shorter_than_the_warmup_still_ends_on_time_and_annealed():
     training, used, steps = simulate_run(30.0, step_s=0.05, warmup_steps=4000, validation_s=lambda k: 1.0)
-    assert used <= 30.0 + 1.0 and training >= 0.8 * 30.0
+    assert used <= 30.0 + 1.0 + 0.05 and training >= 0.8 * 30.0
     assert steps[-1] < 4000
 
 
@@ -356,7 +360,7 @@ def test_a_budget_shorter_than_the_warmup_still_ends_on_time_and_annealed():
 def test_the_21_minute_default_still_validates_16_times(validation_s):
     training, used, steps = simulate_run(1260.0, step_s=0.15, validation_s=lambda k: validation_s)
     assert len(steps) == 16
-    assert used <= 1260.0 + 0.15 and training >= 1260.0 - 16 * validation_s - 5.0
+    assert used <= 1260.0 + validation_s + 0.15 and training >= 1260.0 - 15 * validation_s - 5.0
 
 
 def test_a_budget_run_resumed_after_a_kill_goes_on_validating(tmp_path, monkeypatch):

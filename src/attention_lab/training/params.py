@@ -20,7 +20,8 @@ class TrainerParams:
     num_nodes: int = param(1, ge=1)
     precision: Literal["auto", "32-true", "bf16-mixed", "16-mixed", "64-true"] = "auto"  # auto: bf16 on CUDA
     max_epochs: int = param(250, ge=1)  # used when neither budget is set
-    # Wall-clock minutes of training (validation included); the linear schedule decays to 0 over them.
+    # Wall-clock minutes of training and the validations along it (the last validation follows); the
+    # linear schedule decays to 0 over them.
     budget_minutes: float | None = param(None, gt=0)
     # Exactly this many optimizer updates, the linear schedule decaying to 0 over them: no clock is
     # involved, so the same seed, data, params and thread count give the same model, bit for bit.

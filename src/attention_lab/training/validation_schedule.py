@@ -5,20 +5,20 @@ A run of known length (a number of updates, or of epochs) validates after update
 ceil(k * total / points), k = 1 .. points: the same steps on every machine, the last where training
 ends. A run laid over a wall-clock budget cannot know its length: the plan spreads what is left of
 the budget evenly over the validations still to come, re-planning after each from the measured
-speed of training and cost of validation (both of which it keeps back from the budget):
+speed of training and cost of validation (the validations' time is kept back from the budget):
 
-    next = step + rate * (seconds left - r * validation seconds) / r,   r = validations still to come
+    next = step + rate * (seconds left - (r - 1) * validation seconds) / r,   r = validations still to come
 
-and leaves the last validation to the end of the budget, where the schedule stops training.
+and the last validation comes where the schedule stops training, when the budget is spent.
 
-The budget counts from the first update to the end of the last validation: the model's set-up,
-the data and Lightning's sanity check come before it and are not counted. Validations may take at
-most `VALIDATION_SHARE` of the seconds left, so a budget too short for the validations asked for
-(a short budget, a slow or busy machine, or the greedy decoding of a young model that runs every
-output to its cap) validates less often rather than training less: the count still to come is
-capped at what that share affords at the last validation's cost, and so is the time kept back
-for them. One slow early validation then costs at most its own time, and the estimate is
-replaced by the next validation's.
+The budget counts training and the validations along the way, from the first update: the model's
+set-up, the data and Lightning's sanity check come before it, and the validation that scores the
+final weights after it (so a run ends one validation past its budget). The validations along the
+way may take at most `VALIDATION_SHARE` of the seconds left, so a budget too short for the
+validations asked for (a short budget, a slow or busy machine, or the greedy decoding of a young
+model that runs every output to its cap) validates less often rather than training less: the
+count still to come is capped at what that share affords at the last validation's cost. One slow
+early validation then costs its own time, and the next one's cost replaces it in the estimate.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-VALIDATION_SHARE = 0.1  # of the budget seconds left, at most, for the validations still to come
+VALIDATION_SHARE = 0.1  # of the budget seconds left, at most, for the validations to come before the last
 
 
 @dataclass
@@ -56,7 +56,7 @@ class ValidationSchedule:
             self.planned = remaining
             return None
         if self.validation_s > 0:
-            remaining = min(remaining, math.floor(VALIDATION_SHARE * seconds_left / self.validation_s))
+            remaining = min(remaining, 1 + math.floor(VALIDATION_SHARE * seconds_left / self.validation_s))
         self.planned = max(remaining, 1)
         if remaining <= 1:
             return None
@@ -64,9 +64,8 @@ class ValidationSchedule:
         return step + max(1, round(steps_left / remaining))
 
     def reserve_s(self) -> float:
-        """Budget seconds to keep for the validations still to come: those planned, at the last
-        one's cost (the one that ends the run at least)."""
-        return max(self.planned, 1) * self.validation_s
+        """Budget seconds to keep for the validations planned before the last, at the last one's cost."""
+        return max(self.planned - 1, 0) * self.validation_s
 
     def _fixed(self, step: int) -> int | None:
         """The first of the points' steps after `step` (points > total_steps share steps)."""
