@@ -106,7 +106,10 @@ class GraphedTraining:
                     if self.autocast_dtype is not None else contextlib.nullcontext())
         try:
             self.pool = self.pool or torch.cuda.graph_pool_handle()
-            with autocast:
+            with autocast, warnings.catch_warnings():
+                # The warm-up passes run on a side stream while the parameters' gradient accumulators
+                # were made on the default one: a one-off synchronisation, which PyTorch warns of.
+                warnings.filterwarnings("ignore", message="The AccumulateGrad node's stream does not match")
                 graphed = torch.cuda.make_graphed_callables(TeacherForced(self.model), sample,
                                                             allow_unused_input=True, pool=self.pool)
         except RuntimeError as exc:
