@@ -15,9 +15,9 @@ import numpy as np
 import torch
 
 from attention_lab.config import param
+from attention_lab.data.batching import budget_batches, pad
 from attention_lab.data.cleaning import clean
 from attention_lab.data.numbers import missing_numbers
-from attention_lab.data.batching import budget_batches, pad
 from attention_lab.data.special_tokens import EOS, UNK, UNK_ID
 from attention_lab.errors import UserError
 from attention_lab.inference.casing import Casing, casing, recased, sentence_cased
