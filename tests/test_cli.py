@@ -188,17 +188,34 @@ def test_malicious_pickle_is_refused(tmp_path, monkeypatch, capsys, protocol):
 
 
 @pytest.mark.parametrize("content", ["", "\n  \n", "\t\r\n"])
-def test_empty_input_file(trained_model, capsys, tmp_path, content):
+def test_an_input_file_with_no_text_is_no_error(trained_model, capsys, tmp_path, content):
     (tmp_path / "in.txt").write_text(content)
     result = cli(capsys, "translate", "--model", trained_model, "--input", tmp_path / "in.txt",
                  "--output", tmp_path / "o.txt")
-    one_line_error(result, f"{tmp_path / 'in.txt'}: empty input")
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]  # no output, not even a partial one
+    assert result == (0, "", "")
+    assert (tmp_path / "o.txt").read_text() == "\n" * len(content.splitlines())  # blank lines stay blank
 
 
-def test_empty_stdin(trained_model, capsys, monkeypatch):
-    one_line_error(cli(capsys, "translate", "--model", trained_model, stdin=" \n\n", monkeypatch=monkeypatch),
-                   "stdin: empty input")
+@pytest.mark.parametrize("input_args", [[], ["--input", "-"]])
+def test_empty_stdin_exits_0_with_no_output(trained_model, capsys, monkeypatch, input_args):
+    assert cli(capsys, "translate", "--model", trained_model, *input_args, stdin="", monkeypatch=monkeypatch) == \
+        (0, "", "")
+
+
+def test_a_line_missing_a_number_of_its_source_is_noted(trained_model, capsys, monkeypatch):
+    """The tiny corpus has no digits: the model cannot read them and carries them to the output.
+    Dropped instead, they are missing from the translation, and stderr says so (not with --quiet)."""
+    lines = ["I see the cat.", "I see 3 cats and 12 dogs."]
+    args = ["translate", "--model", trained_model, "--device", "cpu", *lines]
+    code, out, err = cli(capsys, *args)
+    assert code == 0 and "3" in out and "12" in out and "numbers" not in err
+    monkeypatch.setattr("attention_lab.inference.translator.put_back",
+                        lambda carried, source, pieces, attention, src, tgt: tgt.join(pieces))
+    code, out, err = cli(capsys, *args)
+    assert code == 0 and "3" not in out
+    assert "note: line 2: numbers of the source not in the translation, check it: 3 12\n" in err
+    assert "line 1" not in err
+    assert cli(capsys, *args, "--quiet")[2] == ""
 
 
 def test_nothing_to_translate_from_a_terminal(trained_model, capsys, monkeypatch):

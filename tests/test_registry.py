@@ -54,6 +54,11 @@ def expected(trained_model: Path) -> dict[int, list[str]]:
     return {k: [t.text for t in translator.translate(SENTENCES, SearchParams(beam_size=k))] for k in (1, 4)}
 
 
+def answer(texts: list[str]) -> list[dict]:
+    """The served model's rows for `texts`, translations of SENTENCES-like lines, which have no digits."""
+    return [{"translation": text, "missing_numbers": ""} for text in texts]
+
+
 def test_the_logged_model_records_its_run_corpus_signature_and_files(store, logged, trained_model, tmp_path):
     run_id, model_id = logged
     client = tracking.client()
@@ -66,6 +71,7 @@ def test_the_logged_model_records_its_run_corpus_signature_and_files(store, logg
     local = Path(mlflow.artifacts.download_artifacts(f"models:/{model_id}", dst_path=str(tmp_path)))
     mlmodel = yaml.safe_load((local / "MLmodel").read_text())
     assert json.loads(mlmodel["signature"]["inputs"]) == [{"type": "string", "name": "text", "required": True}]
+    assert [c["name"] for c in json.loads(mlmodel["signature"]["outputs"])] == ["translation", "missing_numbers"]
     assert {p["name"]: p["default"] for p in json.loads(mlmodel["signature"]["params"])} == \
         {k: v for k, v in dataclasses.asdict(SearchParams()).items()
          if k not in ("batch_size", "max_source_pieces", "max_output_pieces")}  # the server's, not a request's
@@ -84,8 +90,8 @@ LOAD = textwrap.dedent("""
     for uri in sys.argv[2:]:
         model = mlflow.pyfunc.load_model(uri)
         import attention_lab
-        print(json.dumps({"beam": model.predict(sentences),
-                          "greedy": model.predict(sentences, params={"beam_size": 1}),
+        print(json.dumps({"beam": model.predict(sentences).to_dict("records"),
+                          "greedy": model.predict(sentences, params={"beam_size": 1}).to_dict("records"),
                           "package": attention_lab.__file__}))
 """)
 
@@ -99,8 +105,8 @@ def test_the_logged_model_translates_in_a_fresh_process(logged, expected, tmp_pa
     outputs = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     assert len(outputs) == len(uris)
     for out in outputs:
-        assert out["beam"] == expected[4] and out["greedy"] == expected[1]
-        assert all(isinstance(t, str) and t for t in out["beam"])
+        assert out["beam"] == answer(expected[4]) and out["greedy"] == answer(expected[1])
+        assert all(isinstance(row["translation"], str) and row["translation"] for row in out["beam"])
         # It ran the package copy logged with the model, not whatever is installed now.
         assert f"{os.sep}code{os.sep}attention_lab{os.sep}" in out["package"]
 
@@ -162,11 +168,11 @@ def test_the_champion_is_served_over_http_and_survives_bad_requests(store, logge
     with serving(args, "/ping", tmp_path, env, tmp_path / "serve.log", timeout=120) as base:
         url = f"{base}/invocations"
         status, body = post(url, {"dataframe_records": [{"text": s} for s in SENTENCES]})
-        assert (status, body) == (200, {"predictions": expected[4]})
+        assert (status, body) == (200, {"predictions": answer(expected[4])})
         status, body = post(url, {"inputs": {"text": SENTENCES}, "params": {"beam_size": 1}})
-        assert (status, body) == (200, {"predictions": expected[1]})
+        assert (status, body) == (200, {"predictions": answer(expected[1])})
         status, body = post(url, {"dataframe_records": [{"text": " ".join(SENTENCES)}]})  # one line, two sentences
-        assert (status, body) == (200, {"predictions": [" ".join(expected[4])]})
+        assert (status, body) == (200, {"predictions": answer([" ".join(expected[4])])})
 
         bad = [(b"{not json", "Invalid input"),
                ({"dataframe_records": [{"txt": "I see the cat."}]}, "Model is missing inputs ['text']"),
@@ -179,7 +185,7 @@ def test_the_champion_is_served_over_http_and_survives_bad_requests(store, logge
             assert reason in body["message"], body
         assert post(url, "I see the cat.", content_type="text/plain")[0] == 415
         status, body = post(url, {"dataframe_split": {"columns": ["text"], "data": [[SENTENCES[0]]]}})
-        assert (status, body) == (200, {"predictions": expected[4][:1]})  # still serving
+        assert (status, body) == (200, {"predictions": answer(expected[4][:1])})  # still serving
 
 
 def test_the_served_model_bounds_the_work_of_a_request(store, logged, expected, tmp_path):
@@ -193,7 +199,7 @@ def test_the_served_model_bounds_the_work_of_a_request(store, logged, expected, 
         normal = {"inputs": {"text": SENTENCES}}
 
         def still_serving():
-            assert post(url, normal) == (200, {"predictions": expected[4]})
+            assert post(url, normal) == (200, {"predictions": answer(expected[4])})
 
         still_serving()
         settled = base.memory()
@@ -215,7 +221,7 @@ def test_the_served_model_bounds_the_work_of_a_request(store, logged, expected, 
         assert status == 400 and "row 2: " in body["message"], body
         with ThreadPoolExecutor(max_workers=20) as pool:
             answers = list(pool.map(lambda _: post(url, normal), range(20)))
-        assert answers == [(200, {"predictions": expected[4]})] * 20
+        assert answers == [(200, {"predictions": answer(expected[4])})] * 20
         still_serving()
         assert base.memory() < settled + 300 * 2**20, (settled, base.memory())
 
@@ -236,7 +242,8 @@ def test_a_request_past_its_share_of_time_is_refused_naming_the_limit(served, mo
     from attention_lab.inference.search_steps import SearchTimeout
 
     frame = pd.DataFrame({served_model.TEXT: SENTENCES})
-    assert served.predict(None, frame) == [t.text for t in served.translator.translate(SENTENCES)]
+    translations = [t.text for t in served.translator.translate(SENTENCES)]
+    assert served.predict(None, frame)["translation"].tolist() == translations
     ticks = iter(range(1000))
     monkeypatch.setattr("time.monotonic", lambda: float(next(ticks)))  # predict reads 0: the deadline is 2
     monkeypatch.setattr(served_model, "MAX_REQUEST_SECONDS", 2.0)
@@ -266,7 +273,8 @@ def test_blank_rows_answer_blank_and_rows_keep_their_numbers(served):
 
     rows = ["", SENTENCES[0], "   ", SENTENCES[1]]
     expected = [t.text for t in served.translator.translate(SENTENCES)]
-    assert served.predict(None, pd.DataFrame({served_model.TEXT: rows})) == ["", expected[0], "", expected[1]]
+    assert served.predict(None, pd.DataFrame({served_model.TEXT: rows})).to_dict("records") == \
+        answer(["", expected[0], "", expected[1]])
     short, long = served.translator.tokenizer.src.encode_all(["Go.", "I see the cat on the car."])
     assert len(short) < len(long)
     with pytest.raises(MlflowException, match=rf"^row 3: {len(long)} pieces, over the {len(short)} a sentence may"):
@@ -274,3 +282,15 @@ def test_blank_rows_answer_blank_and_rows_keep_their_numbers(served):
                       {"max_source_pieces": len(short)})
     with pytest.raises(MlflowException, match=r"^row 3: 'text' must be a string, got int 5"):
         served_model.sentences_of(pd.DataFrame({served_model.TEXT: ["Go.", "", 5]}))
+
+
+def test_the_served_model_names_the_numbers_a_translation_lacks(served, monkeypatch):
+    """The tiny corpus has no digits: the model cannot read them and carries them to the output.
+    Dropped instead, they are missing, and the row says which."""
+    import pandas as pd
+
+    rows = pd.DataFrame({served_model.TEXT: ["I see 3 cats and 12 dogs.", "I see the cat.", ""]})
+    assert served.predict(None, rows)["missing_numbers"].tolist() == ["", "", ""]
+    monkeypatch.setattr("attention_lab.inference.translator.put_back",
+                        lambda carried, source, pieces, attention, src, tgt: tgt.join(pieces))
+    assert served.predict(None, rows)["missing_numbers"].tolist() == ["3 12", "", ""]

@@ -100,6 +100,6 @@ def test_the_served_model_splits_unless_the_request_says_not_to(translator):
     served.translator = translator
     frame = pd.DataFrame({served_model.TEXT: [LINE, "", FIRST]})
     [joined, first] = [t.text for t in translator.translate([LINE, FIRST])]
-    assert served.predict(None, frame) == [joined, "", first]
+    assert served.predict(None, frame)["translation"].tolist() == [joined, "", first]
     whole = translator.translate([LINE], SearchParams(split_sentences=False))[0].text
-    assert served.predict(None, frame, {"split_sentences": False}) == [whole, "", first]
+    assert served.predict(None, frame, {"split_sentences": False})["translation"].tolist() == [whole, "", first]

@@ -2,12 +2,17 @@
 and the rest translates as the sentence without them does; control and format characters are cleaned
 away; no `<unk>` ever reaches an output."""
 
+import functools
+
+import numpy as np
 import pytest
 import torch
 from test_cli import cli
 
+from attention_lab.data.cleaning import clean
 from attention_lab.data.special_tokens import UNK
-from attention_lab.inference.symbols import Carried, take_out
+from attention_lab.data.tokenizer import Codec
+from attention_lab.inference.symbols import Carried, put_back, take_out
 from attention_lab.inference.translator import SearchParams, Translator
 
 torch.set_num_threads(1)
@@ -21,9 +26,20 @@ def translator(trained_model) -> Translator:
 
 
 def without(text: str, *runs: str) -> str:
+    """`text` without `runs`, each with the space before it: what the translator gave without them."""
     for run in runs:
-        text = text.replace(run, "")
+        text = text.replace(f" {run}", "") if f" {run}" in text else text.replace(run, "")
     return " ".join(text.split())
+
+
+class Words(Codec):
+    """A codec whose pieces are the words: for placing runs by a made-up attention."""
+
+    def pieces(self, text):
+        return text.split()
+
+    def join(self, pieces):
+        return " ".join(pieces)
 
 
 def test_take_out_notes_each_run_and_its_place():
@@ -37,21 +53,61 @@ def test_take_out_notes_each_run_and_its_place():
     assert take_out(PLAIN, reads) == (PLAIN, ())
 
 
-@pytest.mark.parametrize("symbol", ["🐱", "你", "🐱🐱"])
+def test_a_run_between_two_words_leaves_a_space_and_none_is_left_before_punctuation():
+    reads = str.isascii
+    assert take_out("Tom♥Mary are here.", reads) == ("Tom Mary are here.", (Carried("♥", 0, True, True),))
+    assert take_out("★ I see 🐱 the cat 你.", reads) == ("I see the cat.", (
+        Carried("★", None, False, False), Carried("🐱", 2, False, False), Carried("你", 3, True, False)))
+    assert take_out("naïve", reads) == ("nave", (Carried("ï", 0, True, True),))  # a letter is in its word
+
+
+@pytest.mark.parametrize("cluster", ["👨\u200d👩\u200d👧", "👍🏽", "🇫🇷", "🏳️\u200d🌈", "1️⃣"])
+def test_a_grapheme_cluster_is_carried_whole(cluster):
+    assert clean(f"I see {cluster} cats.") == f"I see {cluster} cats."
+    # `1️⃣` holds a digit the model reads: the cluster is carried whole all the same
+    assert take_out(f"I see {cluster} cats.", lambda char: char.isascii() and not char.isdigit() or char == "1") == (
+        "I see cats.", (Carried(cluster, 2, False, False),))
+
+
+def test_put_back_places_each_run_by_attention():
+    # "the black cat." -> "le chat noir.": "black" (source word 1) attends to "noir." (output word 2)
+    attention = np.array([[.9, 0, 0, .1], [0, .1, .8, .1], [0, .8, .1, .1], [0, 0, 0, 1]])  # (T, S)
+    source, pieces, codec = "the black cat.", ["le", "chat", "noir."], Words()
+    place = functools.partial(put_back, source=source, pieces=pieces, attention=attention, src=codec, tgt=codec)
+    assert place([Carried("🐱", 1, False, False)]) == "le chat 🐱 noir."
+    assert place([Carried("♥", 1, True, True)]) == "le chat noir.♥"
+    assert place([Carried("你", 2, True, False)]) == "le chat 你 noir."  # after the word of "cat." (chat)
+    assert place([Carried("★", 1, True, False)]) == "le chat noir ★."  # before the period
+    assert place([Carried("★", None, False, False), Carried("你", None, True, False)]) == "★ le chat noir. 你"
+
+
+@pytest.mark.parametrize("symbol", ["🐱", "你", "🐱🐱", "👨\u200d👩\u200d👧"])
 def test_a_symbol_is_carried_to_the_word_it_stood_by_and_the_rest_is_the_plain_translation(translator, symbol):
     [plain] = translator.translate([PLAIN])
     [result] = translator.translate([f"I see the {symbol} cat."])
     assert result.carried == [symbol] and result.text.count(symbol) == 1
     assert without(result.text, symbol) == plain.text
     assert result.src_pieces == plain.src_pieces  # the model never read it
-    # before the word that attends most to "cat": "chat" (the tiny model translates "le chat")
-    assert f"{symbol} chat" in result.text and "chat" in plain.text
+    # before the output word that attends most to "cat", as the plain translation's attention says
+    expected = put_back((Carried(symbol, 3, False, False),), PLAIN, plain.pieces, plain.attention,
+                        translator.tokenizer.src, translator.tokenizer.tgt)
+    assert result.text == expected
+
+
+def test_a_run_between_two_words_reaches_the_model_as_a_space(translator):
+    [spaced] = translator.translate(["Tom Mary are here."])
+    [glued] = translator.translate(["Tom♥Mary are here."])
+    assert glued.src_pieces == spaced.src_pieces and glued.carried == ["♥"]
+    assert without(glued.text, "♥") == spaced.text
 
 
 def test_symbols_at_the_start_and_end_stay_there_and_several_go_back_each(translator):
+    # One sentence a call: each is the same computation as the plain sentence's, on any processor.
     [plain] = translator.translate([PLAIN])
-    [start, end, many] = translator.translate([f"🐱 {PLAIN}", f"{PLAIN} 你", f"★ I see 🐱 the cat 你."])
+    [start], [end], [many] = (translator.translate([line]) for line in
+                              (f"🐱 {PLAIN}", f"{PLAIN} 你", "★ I see 🐱 the cat 你."))
     assert start.text == f"🐱 {plain.text}" and end.text == f"{plain.text} 你"
+    assert many.src_pieces == plain.src_pieces  # no space before the period reached the model
     assert many.carried == ["★", "🐱", "你"] and many.text.startswith("★ ")
     assert without(many.text, "★", "🐱", "你") == plain.text and all(s in many.text for s in "★🐱你")
 

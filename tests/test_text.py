@@ -23,7 +23,7 @@ def test_clean_only_makes_spaces_and_apostrophes_plain(raw, expected):
 @pytest.mark.parametrize("raw", [
     "Hello\x00 world.", "Hello \x00world.", "Hello\u200b world.", "Hel\u200blo world.", "\ufeffHello world.",
     "Hello \x1b[31mworld\x1b[0m.", "\x1b]0;title\x07Hello world.", "Hello\u2060 world\u00ad.", "Hello\x7f world.",
-    "Ｈｅｌｌｏ ｗｏｒｌｄ.", "Hello\u3000world.", "Hello\u2028world.",
+    "Ｈｅｌｌｏ ｗｏｒｌｄ.", "Hello\u3000world.", "Hello\u2028world.", "Hel\u200dlo world.",
 ])
 def test_clean_drops_invisible_characters_and_escapes_and_normalises_unicode(raw):
     assert clean(raw) == "Hello world."

@@ -85,23 +85,23 @@ def translate(args: argparse.Namespace) -> None:
             key, _, reason = str(exc).partition(": ")
             option = SEARCH_OPTIONS.get(key.removeprefix("translate."))
             raise UserError(f"{option}: {reason}" if option else str(exc)) from None
-        chunks = chunked(name, lines)
+        chunks = chunked(lines)
         translator = Translator.load(args.model, args.device)
         show = not args.quiet and sys.stderr.isatty()
         total = (count_lines(args.input) if name == args.input else len(args.sentences) or None) if show else None
         progress = stack.enter_context(closing(Progress(total, show)))
         kept = []  # the translations, for the heatmap only: otherwise memory holds one chunk's
+        notes = (("unknown", f"words outside the vocabulary, read as {UNK} and copied through attention"),
+                 ("carried", "characters the model cannot read, carried to the output as they are"),
+                 ("missing_numbers", "numbers of the source not in the translation, check it"))
 
         def write_all(write: Callable[[str], object]) -> None:
             for number, result in enumerate(translated_lines(translator, chunks, search, bool(args.heatmap),
                                                              progress.update), 1):
                 write(f"{result.text if result else ''}\n")
-                if result and result.unknown and not args.quiet:
-                    progress.note(f"note: line {number}: words outside the vocabulary, read as {UNK} and copied "
-                                  f"through attention: {' '.join(result.unknown)}")
-                if result and result.carried and not args.quiet:
-                    progress.note(f"note: line {number}: characters the model cannot read, carried to the output "
-                                  f"as they are: {' '.join(result.carried)}")
+                for field, what in notes if result and not args.quiet else ():
+                    if values := getattr(result, field):
+                        progress.note(f"note: line {number}: {what}: {' '.join(values)}")
                 if result and args.heatmap:
                     kept.append(result)
 
@@ -114,7 +114,7 @@ def translate(args: argparse.Namespace) -> None:
             where = f"sentence {exc.index + 1}" if args.sentences else f"{name}: line {exc.index + 1}"
             raise UserError(f"{where}: {exc.pieces} pieces, over --max-source-pieces {exc.limit}: "
                             "split it into shorter sentences") from None
-    if args.heatmap:
+    if args.heatmap and kept:  # empty input: no translation, no heatmap
         save_heatmaps(kept, Path(args.heatmap))
 
 

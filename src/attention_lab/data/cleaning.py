@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+import regex
+
 _TRANSLATE = str.maketrans({"\u202f": " ", "\xa0": " ", "\u2019": "'"})
 _SPACE_BEFORE = re.compile(r"(?<! )([,.!?])")  # d2l: a space before , . ! ? unless there is one
 _SPACE_AROUND = re.compile(r"([«»\"“”;:()\[\]…¡¿])")  # other punctuation becomes its own token
@@ -24,20 +26,33 @@ _ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\
 _INVISIBLE = ("Cc", "Cf")  # control and format characters: NUL, zero-width spaces, BOM, soft hyphen
 
 
+# Grapheme clusters (Unicode UAX #29, as the `regex` package finds them): 👨‍👩‍👧 is one, its emoji held
+# together by zero-width joiners; a subdivision flag's tag characters are format characters too.
+CLUSTER = regex.compile(r"\X")
+
+
 def _visible(char: str) -> str:
     if char.isspace():  # tab, newline, NBSP and other spaces: a word boundary
         return " "
     return "" if unicodedata.category(char) in _INVISIBLE else char
 
 
+def _visible_cluster(cluster: str) -> str:
+    """An emoji sequence whole, joiners and tags included; any other cluster without its invisible characters."""
+    if len(cluster) > 1 and any(unicodedata.category(char) == "So" for char in cluster):
+        return cluster.rstrip("\u200d")  # a joiner at its end joins nothing
+    return "".join(map(_visible, cluster))
+
+
 def clean(text: str) -> str:
     """A raw corpus or user line as the model reads it, at training and at inference alike:
     terminal escape sequences and invisible characters (controls, zero-width spaces, BOMs) gone,
-    NFKC-normalised (full-width letters, ligatures and compatibility forms as their plain
-    characters), typographic spaces and apostrophes made plain, runs of whitespace collapsed.
-    Case and punctuation stay."""
-    text = unicodedata.normalize("NFKC", _ANSI.sub("", text))
-    return " ".join("".join(map(_visible, text.translate(_TRANSLATE))).split())
+    except the joiners and tags inside an emoji sequence, NFKC-normalised (full-width letters,
+    ligatures and compatibility forms as their plain characters), typographic spaces and
+    apostrophes made plain, runs of whitespace collapsed. Case and punctuation stay."""
+    text = unicodedata.normalize("NFKC", _ANSI.sub("", text)).translate(_TRANSLATE)
+    visible = "".join(map(_visible, text)) if text.isascii() else "".join(map(_visible_cluster, CLUSTER.findall(text)))
+    return " ".join(visible.split())
 
 
 def normalize_words(text: str, lowercase: bool = True) -> str:
@@ -57,5 +72,10 @@ def detokenize_words(tokens: list[str]) -> str:
         if text and not token.startswith(_ATTACH_LEFT) and not text.endswith(_ATTACH_RIGHT):
             text += " "
         text += token
-    first = next((i for i, char in enumerate(text) if char.isalpha()), None)  # « bonjour » -> « Bonjour »
+    return capitalized(text)
+
+
+def capitalized(text: str) -> str:
+    """`text` with its first letter a capital: `« bonjour »` -> `« Bonjour »`."""
+    first = next((i for i, char in enumerate(text) if char.isalpha()), None)
     return text if first is None else text[:first] + text[first].upper() + text[first + 1 :]

@@ -44,6 +44,9 @@ class SubwordParams:
     joint: bool = True  # one vocabulary for both languages (lets the model tie all embeddings)
     character_coverage: float = param(1.0, gt=0, le=1)
     max_sentences: int = param(1_000_000, ge=1)  # sampled for training the model
+    # Every digit its own piece: a model copies any number digit by digit instead of reading `2011`
+    # as pieces it rarely saw (models trained before this key existed split digits too).
+    split_digits: bool = True
 
 
 @dataclass(frozen=True)

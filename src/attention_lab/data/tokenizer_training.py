@@ -31,7 +31,7 @@ def train_subword(texts: Sequence[str], params: SubwordParams, seed: int = 0) ->
             model_type=params.model, character_coverage=params.character_coverage,
             pad_id=PAD_ID, bos_id=BOS_ID, eos_id=EOS_ID, unk_id=UNK_ID, unk_piece=UNK,
             pad_piece=RESERVED[PAD_ID], bos_piece=RESERVED[BOS_ID], eos_piece=RESERVED[EOS_ID],
-            hard_vocab_limit=False, split_digits=True, byte_fallback=True,
+            hard_vocab_limit=False, split_digits=params.split_digits, byte_fallback=True,
             # identity: decoding gives back exactly the cleaned text (NFKC would turn … into ...)
             normalization_rule_name="identity", input_sentence_size=params.max_sentences,
             shuffle_input_sentence=True, num_threads=1, minloglevel=2)

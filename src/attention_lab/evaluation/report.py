@@ -1,5 +1,6 @@
-"""Test-split scoring: corpus BLEU/chrF for greedy and beam search, BLEU and length ratio by
-source length, speed, and d2l's own BLEU table (§10.7) on its four example sentences.
+"""Test-split scoring: corpus BLEU/chrF and number fidelity for greedy and beam search, BLEU and
+length ratio by source length, speed, BLEU of the sources upper-cased and in Title Case, and d2l's
+own BLEU table (§10.7) on its four example sentences.
 
 Hypotheses are the translator's text and references the corpus' raw French, so scores compare
 across tokenizers (word or subword) and against any other system scored the same way.
@@ -15,6 +16,7 @@ import pandas as pd
 
 from attention_lab.config import param
 from attention_lab.data.cleaning import normalize_words
+from attention_lab.data.numbers import number_fidelity
 from attention_lab.data.splits import references, word_count
 from attention_lab.errors import UserError
 from attention_lab.evaluation.bleu import (
@@ -31,6 +33,8 @@ class EvaluateParams:
     search: SearchParams = field(default_factory=SearchParams)
     length_buckets: tuple[int, ...] = (4, 6, 8, 10, 13)  # upper bounds of source-length buckets (words)
     max_sentences: int | None = param(None, ge=1)  # evaluate only the first N test sources
+    # Greedy BLEU of the test sources upper-cased and in Title Case (the translator reads any casing).
+    casing_checks: bool = False
 
     def validate(self) -> None:
         if list(self.length_buckets) != sorted(set(self.length_buckets)) or not self.length_buckets:
@@ -65,8 +69,11 @@ def score_test_split(translator: Translator, test: pd.DataFrame,
             raise UserError(f"test split: source {exc.index + 1} ({src_text[exc.index][:40]!r}...): {exc.pieces} "
                             f"pieces, over evaluate.search.max_source_pieces {exc.limit}") from None
         seconds = time.perf_counter() - start
-        metrics[name] = {**corpus_scores([t.text for t in outputs[name]], refs),
+        texts = [t.text for t in outputs[name]]
+        metrics[name] = {**corpus_scores(texts, refs), **number_fidelity(src_text, texts, refs),
                          "beam_size": search.beam_size, "sentences_per_s": round(len(src_text) / seconds, 1)}
+    if params.casing_checks:
+        metrics["casing"] = casing_scores(translator, src_text, refs, replace(params.search, beam_size=1))
     beam = outputs["beam"]
     rows = pd.DataFrame({
         "source": src_text, "hypothesis": [t.text for t in beam], "references": [" ||| ".join(r) for r in refs],
@@ -84,6 +91,22 @@ def score_test_split(translator: Translator, test: pd.DataFrame,
     metrics["unk_in_outputs"] = sum("<unk>" in t.text for t in beam)
     metrics["d2l_examples"] = d2l_table(translator, params.search)
     return metrics, rows.drop(columns="bucket"), by_length
+
+
+def title_case(text: str) -> str:
+    """Every word's first letter a capital, the rest as written: `I have to go.` -> `I Have To Go.`."""
+    return " ".join(word[:1].upper() + word[1:] for word in text.split(" "))
+
+
+def casing_scores(translator: Translator, sources: Sequence[str], refs: Sequence[Sequence[str]],
+                  search: SearchParams) -> dict:
+    """BLEU (case-insensitive, as `corpus_scores`) of the translations of `sources` upper-cased and
+    in Title Case, under `search`."""
+    scores = {}
+    for name, cased in (("upper", str.upper), ("title", title_case)):
+        texts = [t.text for t in translator.translate([cased(s) for s in sources], search)]
+        scores[f"{name}_bleu"] = corpus_scores(texts, refs)["bleu"]
+    return scores
 
 
 def d2l_table(translator: Translator, search: SearchParams) -> list[dict]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from itertools import chain, islice
+from itertools import islice
 
 from attention_lab.errors import UserError
 from attention_lab.inference.translator import SearchParams, SourceTooLong, Translation, Translator
@@ -27,17 +27,10 @@ def decoded_lines(name: str, stream: Iterable[str | bytes]) -> Iterator[str]:
         yield from (raw.removeprefix("\ufeff") if number == 1 else raw).splitlines()
 
 
-def chunked(name: str, lines: Iterable[str], size: int = CHUNK_LINES) -> Iterator[list[str]]:
-    """`lines` in lists of `size`. Reads up to the first line with text at once, so empty input
-    fails here, before the model is loaded."""
+def chunked(lines: Iterable[str], size: int = CHUNK_LINES) -> Iterator[list[str]]:
+    """`lines` in lists of `size`; none for no lines (empty input is no error for a filter)."""
     rest = iter(lines)
-    read = iter(lambda: list(islice(rest, size)), [])
-    leading = []
-    for chunk in read:
-        leading.append(chunk)
-        if any(line.strip() for line in chunk):
-            return chain(leading, read)
-    raise UserError(f"{name}: empty input")
+    return iter(lambda: list(islice(rest, size)), [])
 
 
 def translated_lines(translator: Translator, chunks: Iterable[list[str]], search: SearchParams, maps: bool = False,
@@ -48,7 +41,8 @@ def translated_lines(translator: Translator, chunks: Iterable[list[str]], search
     for lines in chunks:
         indices = [i for i, line in enumerate(lines) if line.strip()]
         try:
-            results = translator.translate([lines[i] for i in indices], search, maps=maps, progress=progress)
+            results = translator.translate([lines[i] for i in indices], search, maps=maps,
+                                           progress=progress) if indices else []
         except SourceTooLong as exc:
             raise SourceTooLong(start + indices[exc.index], exc.pieces, exc.limit) from None
         if progress is not None:

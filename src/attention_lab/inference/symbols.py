@@ -4,26 +4,34 @@ the translation where attention sent the word next to them.
 
 Which characters: those no token of the source vocabulary holds (`Codec.reads`). SentencePiece would
 spell them in byte pieces and a word vocabulary as `<unk>`, neither of which training ever showed the
-model, and one of them garbles the whole sentence. A run of such characters (`🐱🐱`) travels as one.
+model, and one of them garbles the whole sentence. A run of such characters (`🐱🐱`) travels as one, and
+so does a grapheme cluster (an emoji sequence: 👨‍👩‍👧, 👍🏽, 🇫🇷) even where the model reads some of its parts.
+The model reads the sentence as if the run were not there: a space in its place between two words
+(`Tom♥Mary` as `Tom Mary`), none before punctuation (`cat 🐱.` as `cat.`).
 
 Where it goes back (W = the words of the translation, split at spaces):
 - a run with a space on each side, or at an end of the sentence: before the output word that attends
   most to the source word after it; at the sentence's start or end when there is no word before or after;
-- a run touching a word (`Łódź`, `cats🐱`): touching that word's output word, on the same side.
+- a run touching a word (`Łódź`, `cats🐱`, `Tom♥Mary`): touching that word's output word, on the same side
+  (the word before it when it touches two);
+- a run between a word and punctuation (`cat 🐱.`): after the output word of the word before it, before
+  that output word's punctuation.
 The output word of a source word is that of the output piece whose attention (the (T, S) average) sums
 most over the word's pieces; when the pieces of the words cannot be told apart it goes by relative
-position. Taking the runs out of the result gives back the translation of the sentence without them.
+position. Taking the runs out of the result (each with the space before it, if any) gives back the
+translation of the sentence without them.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 
 import numpy as np
 
-from attention_lab.data.cleaning import clean
+from attention_lab.data.cleaning import CLUSTER, clean
 from attention_lab.data.tokenizer import Codec
 
 
@@ -35,24 +43,41 @@ class Carried:
     attached: bool  # no space between it and that word
 
 
+CLOSING = ".,!?;:…)]}»%"  # punctuation written against the word before it
+
+
+def joins_a_word(run: str) -> bool:
+    """Whether `run` is letters (or marks) within a word, as `ï` of `naïve`, rather than a symbol between words."""
+    return all(unicodedata.category(char) in ("Lu", "Ll", "Lt", "Mn", "Mc", "Me") for char in run)
+
+
 def take_out(sentence: str, reads: Callable[[str], bool]) -> tuple[str, tuple[Carried, ...]]:
     """The cleaned `sentence` without the characters `reads` refuses (spaces collapsed), and those
-    characters' runs with the places they go back to."""
+    characters' runs with the places they go back to. A run is of whole grapheme clusters (an emoji
+    sequence is one); one between two words leaves a space (`Tom♥Mary` is read as `Tom Mary`), and
+    none is left before punctuation (`cat 🐱.` is read as `cat.`)."""
     text = clean(sentence)
     kept, runs, end = "", [], 0
-    for readable, chars in groupby(text, key=reads):
-        run = "".join(chars)
+    for readable, clusters in groupby(CLUSTER.findall(text), key=lambda cluster: all(map(reads, cluster))):
+        run = "".join(clusters)
         end += len(run)
         if readable:
             kept += run
             continue
-        before, left, right = len(kept.split()), kept[-1:].strip() != "", text[end : end + 1].strip() != ""
-        runs.append((run, before, left, right))
+        after = text[end : end + 1]
+        left, right, closing = kept[-1:].strip() != "", after.strip() != "", after != "" and after in CLOSING
+        runs.append((run, len(kept.split()), left, right, closing))
+        if left and right and not closing and not joins_a_word(run):
+            kept += " "
+        elif closing and not left:
+            kept = kept.rstrip()
     words = len(kept.split())
     carried = []
-    for run, before, left, right in runs:
+    for run, before, left, right, closing in runs:
         if left:
             carried.append(Carried(run, before - 1, True, True))
+        elif closing and before > 0:  # `cat 🐱.`: after `cat`, spaced, and the period after both
+            carried.append(Carried(run, before - 1, True, False))
         elif right or 0 < before < words:
             carried.append(Carried(run, before, False, right))
         else:
@@ -95,5 +120,11 @@ def put_back(carried: Sequence[Carried], source: str, pieces: Sequence[str], att
     items = list(edges[False])
     for i, word in enumerate(words):
         glued = "".join(slots.get((i, False, True), [])) + word + "".join(slots.get((i, True, True), []))
-        items += [*slots.get((i, False, False), []), glued]
+        items += [*slots.get((i, False, False), [])]
+        spaced = slots.get((i, True, False), [])
+        body = glued.rstrip(CLOSING)
+        if spaced and body:  # `chat.` and `🐱` -> `chat 🐱.`: the punctuation stays last
+            items += [body, *spaced[:-1], spaced[-1] + glued[len(body) :]]
+        else:
+            items += [glued, *spaced]
     return " ".join(items + edges[True])

@@ -1,5 +1,5 @@
-"""Text in, text out: sentence splitting, tokenizer, batched search, `<unk>` replacement and carrying of
-characters the model cannot read, around a trained model.
+"""Text in, text out: sentence splitting, carrying of characters the model cannot read, casing,
+tokenizer, batched search, `<unk>` replacement and the number check, around a trained model.
 
 Imports nothing from Lightning, MLflow or DVC: translating needs only the model file.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -16,8 +16,11 @@ import torch
 
 from attention_lab.config import param
 from attention_lab.data.batching import budget_batches, pad
+from attention_lab.data.cleaning import clean
+from attention_lab.data.numbers import missing_numbers
 from attention_lab.data.special_tokens import EOS, UNK, UNK_ID
 from attention_lab.errors import UserError
+from attention_lab.inference.casing import Casing, casing, recased, sentence_cased
 from attention_lab.inference.model_file import LoadedModel, load_model
 from attention_lab.inference.search import run_search
 from attention_lab.inference.search_steps import output_limits
@@ -70,13 +73,16 @@ class Translation:
     # (R, T, S): each attention map, layer-major (R = L·M; one for a recurrent decoder), when asked for
     maps: np.ndarray | None = None
     layout: tuple[int, int] = (1, 1)  # (L, M): the model's layers and heads of attention
+    # The source's digit groups `text` does not write in digits (data/numbers.py): lines to check.
+    missing_numbers: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class Sentence:
     line: int  # its line's index in the call
-    text: str  # what the model reads: the sentence without the characters it cannot read
+    text: str  # what the model reads: the sentence without the characters it cannot read, sentence-cased
     carried: tuple[Carried, ...]
+    casing: Casing  # the sentence's own (inference/casing.py), given back to its translation
 
 
 def joined(source: str, parts: Sequence[Translation]) -> Translation:
@@ -87,7 +93,8 @@ def joined(source: str, parts: Sequence[Translation]) -> Translation:
         output_labels=[p for t in parts for p in t.output_labels], text=" ".join(t.text for t in parts if t.text),
         score=sum(t.score for t in parts), attention=block_diagonal([t.attention for t in parts]),
         unknown=[w for t in parts for w in t.unknown], carried=[c for t in parts for c in t.carried],
-        maps=None if parts[0].maps is None else block_diagonal([t.maps for t in parts]), layout=parts[0].layout)
+        maps=None if parts[0].maps is None else block_diagonal([t.maps for t in parts]), layout=parts[0].layout,
+        missing_numbers=missing_numbers(source, " ".join(t.text for t in parts)))
 
 
 def replace_unknown(pieces: list[str], attention: np.ndarray, surface: list[str]) -> list[str]:
@@ -116,10 +123,16 @@ class Translator:
 
     def sentences(self, lines: Sequence[str], search: SearchParams) -> list[Sentence]:
         """The sentences of `lines` in order (each line whole when `search.split_sentences` is off),
-        without the characters the model cannot read."""
-        reads = self.tokenizer.src.reads
-        return [Sentence(i, *take_out(text, reads)) for i, line in enumerate(lines)
-                for text in (split(line) if search.split_sentences else [line])]
+        without the characters the model cannot read, in the corpus's casing."""
+        src = self.tokenizer.src
+        found = []
+        for i, line in enumerate(lines):
+            for sentence in split(line) if search.split_sentences else [line]:
+                # Cased first: a capital the vocabulary lacks (`L` of `LIKE`) is no character to carry.
+                case = casing(sentence)
+                cased = sentence if case == "as written" else sentence_cased(clean(sentence), src.pieces)
+                found.append(Sentence(i, *take_out(cased, src.reads), case))
+        return found
 
     def encode(self, lines: Sequence[str], search: SearchParams) -> list[list[int]]:
         """The source ids of each of the `sentences` of `lines`; raises `SourceTooLong` naming the
@@ -194,7 +207,8 @@ class Translator:
                 results[i] = Translation(
                     source=text, src_pieces=[UNK if j == UNK_ID else p for p, j in zip(src_codec.pieces(text), ids[i])]
                     + [EOS], pieces=pieces, output_labels=pieces + [EOS] * (len(weights) - len(pieces)),
-                    text=put_back(sentences[i].carried, text, pieces, weights, src_codec, tgt_codec),
+                    text=recased(put_back(sentences[i].carried, text, pieces, weights, src_codec, tgt_codec),
+                                 sentences[i].casing),
                     score=scores[row], attention=weights,
                     unknown=[w for w, j in zip(src_codec.surface(text), ids[i]) if j == UNK_ID],
                     carried=[c.text for c in sentences[i].carried], maps=kept if maps else None, layout=layout)

@@ -21,7 +21,7 @@ from typing import Any
 from attention_lab.tracking import run as tracking_run
 from attention_lab.tracking import store as tracking
 from attention_lab.tracking.run_file import read_run_file, run_file_path
-from attention_lab.tracking.served_model import ARTIFACT, REQUEST_PARAMS, TEXT
+from attention_lab.tracking.served_model import ARTIFACT, OUTPUT_COLUMNS, REQUEST_PARAMS, TEXT
 
 MODEL_NAME = "attention-lab-translator"
 CHAMPION = "champion"
@@ -31,13 +31,13 @@ MODEL_CODE = Path(__file__).with_name("served_model.py")
 INPUT_EXAMPLE = ["I lost.", "He's calm."]
 # What translating imports; the model carries attention_lab itself (code_paths), so a fresh
 # environment (`mlflow models serve --env-manager virtualenv`, `build-docker`) needs only these.
-REQUIREMENTS = ("mlflow", "torch", "numpy", "pandas", "pyyaml", "sentencepiece", "sentencex")
+REQUIREMENTS = ("mlflow", "torch", "numpy", "pandas", "pyyaml", "sentencepiece", "sentencex", "regex")
 
 
 def signature() -> Any:
-    """English in (a string column `text`), French out; per request, the search params a request may
-    set (`served_model.REQUEST_PARAMS`; batch size and limits are the server's), with SearchParams'
-    defaults."""
+    """English in (a string column `text`), French and the numbers it misses out (string columns
+    `served_model.OUTPUT_COLUMNS`); per request, the search params a request may set
+    (`served_model.REQUEST_PARAMS`; batch size and limits are the server's), with SearchParams' defaults."""
     from mlflow.models import ModelSignature
     from mlflow.types import ColSpec, ParamSchema, ParamSpec, Schema
 
@@ -45,7 +45,8 @@ def signature() -> Any:
 
     kinds = {bool: "boolean", int: "long", float: "double"}
     defaults = {name: getattr(SearchParams(), name) for name in REQUEST_PARAMS}
-    return ModelSignature(inputs=Schema([ColSpec("string", TEXT)]), outputs=Schema([ColSpec("string")]),
+    return ModelSignature(inputs=Schema([ColSpec("string", TEXT)]),
+                          outputs=Schema([ColSpec("string", name) for name in OUTPUT_COLUMNS]),
                           params=ParamSchema([ParamSpec(k, kinds[type(v)], v) for k, v in defaults.items()]))
 
 

@@ -5,7 +5,9 @@ which object is the model. Nothing is pickled.
 
 Input: English text, a line a row, as a DataFrame with a `text` column (what the scoring server builds
 from `{"dataframe_records": [{"text": "I lost."}]}` or `{"inputs": {"text": ["I lost."]}}`). Output:
-their French translations, in order; a row of several sentences is translated sentence by sentence.
+a row per input row, in order: `translation`, its French translation (a row of several sentences is
+translated sentence by sentence), and `missing_numbers`, the digit groups of the row that the
+translation does not write in digits, space-separated ("" when none): a row to check.
 Params (optional, per request): `beam_size` (1 = greedy), `length_penalty`, `coverage_penalty`,
 `min_len_ratio`, `keep_live`, `max_len_ratio`, `split_sentences` (false: each row whole).
 
@@ -28,6 +30,7 @@ from mlflow.exceptions import MlflowException
 from mlflow.pyfunc import PythonModel
 
 TEXT = "text"  # the input column
+OUTPUT_COLUMNS = ("translation", "missing_numbers")
 ARTIFACT = "model"  # the model file among the logged model's artifacts
 # What a request may set: SearchParams' search options, not its limits.
 REQUEST_PARAMS = ("beam_size", "length_penalty", "coverage_penalty", "min_len_ratio", "keep_live", "max_len_ratio",
@@ -63,7 +66,7 @@ class TranslatorModel(PythonModel):
     # The scoring server and `load_model(...).predict` enforce the logged signature first, so the
     # input arrives as a DataFrame. (MLflow neither infers a schema from a DataFrame hint nor warns,
     # as it does for a missing or `Any` hint, that it cannot.)
-    def predict(self, context: Any, model_input: pd.DataFrame, params: dict[str, Any] | None = None) -> list[str]:
+    def predict(self, context: Any, model_input: pd.DataFrame, params: dict[str, Any] | None = None) -> pd.DataFrame:
         from attention_lab.config import from_mapping
         from attention_lab.errors import UserError
         from attention_lab.inference.search_steps import SearchTimeout
@@ -95,10 +98,10 @@ class TranslatorModel(PythonModel):
             raise MlflowException.invalid_parameter_value(
                 f"{len(sentences)} rows need more than the {MAX_REQUEST_SECONDS:.0f} s of search one request may "
                 "take: send fewer or shorter sentences per request") from None
-        texts = [""] * len(rows)
+        texts, missing = [""] * len(rows), [""] * len(rows)
         for i, translation in zip(indices, translations):
-            texts[i] = translation.text
-        return texts
+            texts[i], missing[i] = translation.text, " ".join(translation.missing_numbers)
+        return pd.DataFrame(dict(zip(OUTPUT_COLUMNS, (texts, missing))))
 
 
 mlflow.models.set_model(TranslatorModel())

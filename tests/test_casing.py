@@ -1,0 +1,61 @@
+"""Any casing: an all-capitals or Title Case line is translated as its sentence-cased form and given
+back in its own casing; every comparison is with the same model's translation of the expected input."""
+
+import pytest
+import torch
+
+from attention_lab.inference.casing import casing, recased, sentence_cased
+from attention_lab.inference.translator import Translator
+
+torch.set_num_threads(1)
+
+PLAIN = "I see the cat."
+
+
+@pytest.fixture(scope="module")
+def translator(trained_model) -> Translator:
+    return Translator.load(trained_model, "cpu")
+
+
+@pytest.mark.parametrize("sentence, expected", [
+    ("I LOVE YOU.", "upper"), ("WAIT!", "upper"), ("I HAVE 2 CATS.", "upper"),
+    ("I Have To Finish This First.", "title"), ("« Where Is The Station? »", "title"),
+    ("I see the cat.", "as written"), ("I.", "as written"), ("OK", "upper"), ("Tom Jackson.", "as written"),
+    ("I like NASA.", "as written"), ("", "as written"), ("123.", "as written"),
+])
+def test_casing_tells_upper_and_title_case_from_a_sentence(sentence, expected):
+    assert casing(sentence) == expected
+
+
+def test_sentence_casing_keeps_i_and_the_names_the_model_knows_capitalised():
+    def pieces(word):  # a vocabulary that knows "Tom", "Paris" and lowercase words, but not "tom" or "paris"
+        known = word.strip(".?") in ("Tom", "Paris") or word.islower() and word.strip(".?") not in ("tom", "paris")
+        return [word] if known else list(word)
+
+    assert sentence_cased("I LOVE YOU.", pieces) == "I love you."
+    assert sentence_cased("TOM AND I'M IN PARIS.", pieces) == "Tom and I'm in Paris."
+    assert sentence_cased("The Cat Is Here.", pieces) == "The cat is here."
+    assert sentence_cased("« WHERE IS IT? »", pieces) == "« Where is it? »"
+    assert recased("Je t'aime.", "upper") == "JE T'AIME." and recased("Je t'aime.", "title") == "Je t'aime."
+
+
+# The tiny corpus has no capital L: in `WE LIKE` it is no character to carry, but read as `l`.
+@pytest.mark.parametrize("sentence", [PLAIN, "We like the book."])
+def test_an_all_caps_line_is_the_translation_of_its_sentence_cased_form_upper_cased(translator, sentence):
+    [plain] = translator.translate([sentence])
+    [upper] = translator.translate([sentence.upper()])
+    assert upper.src_pieces == plain.src_pieces and upper.carried == []  # the model read the sentence-cased form
+    assert upper.text == plain.text.upper() and upper.source == sentence.upper()
+
+
+def test_a_title_case_line_is_the_translation_of_its_sentence_cased_form(translator):
+    [plain] = translator.translate([PLAIN])
+    [title] = translator.translate(["I See The Cat."])
+    assert title.src_pieces == plain.src_pieces and title.text == plain.text
+
+
+def test_each_sentence_of_a_line_keeps_its_own_casing(translator):
+    [plain] = translator.translate([PLAIN])
+    [go] = translator.translate(["We like the book."])
+    [line] = translator.translate([f"{PLAIN.upper()} We like the book."])
+    assert line.text == f"{plain.text.upper()} {go.text}"
