@@ -78,7 +78,8 @@ def translate(args: argparse.Namespace) -> None:
         if args.device == "cuda" and not torch.cuda.is_available():
             raise UserError("--device cuda: no CUDA device is available")
         values = {key: getattr(args, option[2:].replace("-", "_")) for key, option in SEARCH_OPTIONS.items()}
-        values["split_sentences"] = not args.no_split  # a switch: no value to name in an error
+        values["split_sentences"] = not args.no_split  # switches: no value to name in an error
+        values["copy_numbers"] = not args.free_numbers
         try:
             search = from_mapping(SearchParams, values, "translate")
         except ConfigError as exc:
@@ -185,6 +186,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="refuse longer sentences (default: %(default)s; the longest training sentence is 74)")
     t.add_argument("--max-output-pieces", type=positive_int, default=512,
                    help="no translation runs longer, whatever --max-len-ratio says (default: %(default)s)")
+    t.add_argument("--free-numbers", action="store_true",
+                   help="let the search write digits the source lacks (by default it copies the source's numbers whole)")
     t.add_argument("--no-split", action="store_true",
                    help="translate each line whole, not sentence by sentence (the model learnt from single sentences)")
     t.add_argument("--input", help="file with one line of text per line, - for stdin")

@@ -26,6 +26,7 @@ import torch
 from torch import Tensor
 
 from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID
+from attention_lab.inference.number_constraint import NumberConstraint
 from attention_lab.inference.search_steps import (
     Decoded,
     all_done,
@@ -41,12 +42,14 @@ from attention_lab.model.encoder_decoder import EncoderDecoder, sentence_rows
 
 @torch.no_grad()
 def greedy_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Tensor, *, min_len_ratio: float = 0.0,
-                  forbid: tuple[int, ...] = (), deadline: float | None = None, maps: bool = False) -> Decoded:
+                  forbid: tuple[int, ...] = (), deadline: float | None = None, maps: bool = False,
+                  numbers: NumberConstraint | None = None) -> Decoded:
     """src (B, S), src_len (B,), limits (B,) maximum output tokens -> `Decoded` (B, T, ...).
 
     `min_len_ratio`: `<eos>` is forbidden before `minimum_lengths` tokens. `forbid`: token ids
     never emitted, besides `<pad>` and `<bos>`. `deadline`: a `time.monotonic()` after which a
-    step raises `SearchTimeout`. `maps`: keep every attention map, not only their average."""
+    step raises `SearchTimeout`. `maps`: keep every attention map, not only their average.
+    `numbers`: the digits each sentence may write (`number_constraint.py`), one row a sentence."""
     batch = src.shape[0]
     banned = banned_ids(model, forbid, min_len_ratio)
     limits = limits.to(src.device)
@@ -61,7 +64,9 @@ def greedy_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: T
     for step in range(int(limits.max())):
         no_eos = None if min_lens is None else lengths < min_lens  # (B,)
         best, tokens, state, weights = next_candidates(model, tokens, state, finished, sentences, 1, banned,
-                                                        maps, no_eos)  # (B, 1) each
+                                                        maps, no_eos, numbers)  # (B, 1) each
+        if numbers is not None:
+            numbers.advance(torch.arange(batch, device=src.device), tokens[:, 0])
         attention.append(weights.masked_fill(finished[:, None, None], 0.0))  # (B, R, S)
         scores += best[:, 0]
         lengths += ~finished
@@ -120,11 +125,12 @@ def _read_back(origins: list[Tensor], outputs: list[Tensor], attention: list[Ten
 @torch.no_grad()
 def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Tensor, beam_size: int,
                 alpha: float = 0.0, *, coverage: float = 0.0, min_len_ratio: float = 0.0, keep_live: bool = False,
-                forbid: tuple[int, ...] = (), deadline: float | None = None, maps: bool = False) -> Decoded:
+                forbid: tuple[int, ...] = (), deadline: float | None = None, maps: bool = False,
+                numbers: NumberConstraint | None = None) -> Decoded:
     """Beam search keeping `beam_size` hypotheses (W) per sentence, ranked by log-probability
     divided by the GNMT length penalty with `alpha`, plus the GNMT coverage penalty with beta
-    `coverage` (0: not computed). `min_len_ratio`, `forbid`, `deadline` and `maps` as in
-    `greedy_search`.
+    `coverage` (0: not computed). `min_len_ratio`, `forbid`, `deadline`, `maps` and `numbers` (W
+    rows a sentence) as in `greedy_search`.
 
     How finished hypotheses are kept. By default (d2l, §10.8) a finished hypothesis keeps its beam
     slot and its score and competes with the open ones until every slot is finished or at its
@@ -175,8 +181,8 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
     for step in range(int(limits.max())):
         rows = sentence_rows(sentences, width)  # (n,)
         no_eos = None if min_lens is None else lengths < min_lens  # (N,)
-        log_probs, next_tokens, state, weights = next_candidates(model, tokens, state, finished, rows, k,
-                                                                  banned, maps, no_eos)  # (N, k), (N, k), ., (N, R, S)
+        log_probs, next_tokens, state, weights = next_candidates(model, tokens, state, finished, rows, k, banned,
+                                                                  maps, no_eos, numbers)  # (N, k), (N, k), ., (N, R, S)
         attention.append(weights)
         candidates = sums.view(-1, 1) + log_probs  # (N, k)
         new_lengths = lengths + ~finished  # (N,)
@@ -207,6 +213,8 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
             finished = finished[origin] | (tokens[:, 0] == EOS_ID) | (lengths >= limits) | sums.view(-1).isneginf()
         if coverage > 0:
             covered = new_covered[origin]
+        if numbers is not None:
+            numbers.advance(origin, tokens[:, 0])
         local[rows] = torch.arange(len(rows), device=device)
         state = state.select(local[origin[rows]])  # survivors never leave their sentence
         origins.append(origin)
@@ -227,12 +235,13 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
 
 def run_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Tensor, beam_size: int = 1,
                alpha: float = 0.0, *, coverage: float = 0.0, min_len_ratio: float = 0.0, keep_live: bool = False,
-               forbid: tuple[int, ...] = (), deadline: float | None = None, maps: bool = False) -> Decoded:
+               forbid: tuple[int, ...] = (), deadline: float | None = None, maps: bool = False,
+               numbers: NumberConstraint | None = None) -> Decoded:
     """Greedy search for `beam_size` 1, beam search otherwise; the options as in both. Greedy
     search ignores `coverage` and `keep_live`: all its candidates extend one hypothesis, so a
     coverage penalty ranks them as their log-probabilities do, and it has no beam to keep."""
     if beam_size == 1:
         return greedy_search(model, src, src_len, limits, min_len_ratio=min_len_ratio, forbid=forbid,
-                             deadline=deadline, maps=maps)
+                             deadline=deadline, maps=maps, numbers=numbers)
     return beam_search(model, src, src_len, limits, beam_size, alpha, coverage=coverage, min_len_ratio=min_len_ratio,
-                       keep_live=keep_live, forbid=forbid, deadline=deadline, maps=maps)
+                       keep_live=keep_live, forbid=forbid, deadline=deadline, maps=maps, numbers=numbers)

@@ -10,6 +10,7 @@ import torch
 from torch import Tensor
 
 from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID
+from attention_lab.inference.number_constraint import NumberConstraint
 from attention_lab.model.encoder_decoder import EncoderDecoder
 
 
@@ -68,9 +69,10 @@ def banned_ids(model: EncoderDecoder, forbid: tuple[int, ...], min_len_ratio: fl
 
 
 def next_candidates(model: EncoderDecoder, tokens: Tensor, state, finished: Tensor, rows: Tensor, k: int,
-                     banned: list[int], maps: bool,
-                     no_eos: Tensor | None = None) -> tuple[Tensor, Tensor, object, Tensor]:
-    """Each row's `k` best next tokens (N, k) with their log-probabilities (N, k).
+                     banned: list[int], maps: bool, no_eos: Tensor | None = None,
+                     numbers: NumberConstraint | None = None) -> tuple[Tensor, Tensor, object, Tensor]:
+    """Each row's `k` best next tokens (N, k) with their log-probabilities (N, k); `numbers`
+    blocks the digits a row may not write (then fewer than `k` may be finite).
 
     The decoder steps only `rows` (n,), the rows of the sentences still open, which `state`
     holds; the other rows are finished. `k` is at most the number of tokens not `banned`, so
@@ -90,6 +92,8 @@ def next_candidates(model: EncoderDecoder, tokens: Tensor, state, finished: Tens
     log_probs[:, banned] = float("-inf")
     if no_eos is not None:
         log_probs[no_eos[rows[open_rows]], EOS_ID] = float("-inf")
+    if numbers is not None:
+        numbers.mask(rows[open_rows], log_probs)
     open_log_probs, open_tokens = log_probs.topk(k, dim=-1)  # (o, k)
     top_log_probs = torch.full((len(finished), k), float("-inf"), dtype=logits.dtype, device=logits.device)
     top_log_probs[:, 0] = 0.0  # what a finished row offers: <pad> for free

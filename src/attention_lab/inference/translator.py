@@ -22,6 +22,7 @@ from attention_lab.data.special_tokens import EOS, UNK, UNK_ID
 from attention_lab.errors import UserError
 from attention_lab.inference.casing import Casing, casing, recased, sentence_cased
 from attention_lab.inference.model_file import LoadedModel, load_model
+from attention_lab.inference.number_constraint import NumberConstraint
 from attention_lab.inference.search import run_search
 from attention_lab.inference.search_steps import output_limits
 from attention_lab.inference.sentences import block_diagonal, split
@@ -46,6 +47,8 @@ class SearchParams:
     # A line of several sentences is translated one sentence at a time (inference/sentences.py);
     # off, it is read whole, as the model never saw in training.
     split_sentences: bool = True
+    # Digits only as the source's digit groups, whole (inference/number_constraint.py): no number is made up.
+    copy_numbers: bool = True
 
 
 class SourceTooLong(UserError):
@@ -192,9 +195,12 @@ class Translator:
             src, src_len = pad([ids[i] for i in batch])
             src, src_len = src.to(self.device), src_len.to(self.device)
             limits = output_limits(src_len, search.max_len_ratio, search.max_output_pieces)
+            numbers = (NumberConstraint.build([sentences[i].text for i in batch], tgt_codec, limits, search.beam_size)
+                       if search.copy_numbers else None)
             decoded = run_search(self.model, src, src_len, limits, search.beam_size, search.length_penalty,
                                  coverage=search.coverage_penalty, min_len_ratio=search.min_len_ratio,
-                                 keep_live=search.keep_live, forbid=forbid, deadline=deadline, maps=maps)
+                                 keep_live=search.keep_live, forbid=forbid, deadline=deadline, maps=maps,
+                                 numbers=numbers)
             outputs, lengths = decoded.tokens.tolist(), decoded.lengths.tolist()
             attention, scores = decoded.attention.float().cpu().numpy(), decoded.scores.tolist()
             for row, i in enumerate(batch):

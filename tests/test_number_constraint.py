@@ -1,0 +1,92 @@
+"""The number constraint of the search: a translation writes digits only as its source's digit
+groups, whole, on a model pushed to write digits everywhere."""
+
+import re
+
+import pytest
+import torch
+from conftest import TINY_TRANSFORMER
+
+from attention_lab.config import from_mapping
+from attention_lab.data.numbers import digit_groups
+from attention_lab.data.special_tokens import EOS_ID
+from attention_lab.inference.number_constraint import NumberConstraint
+from attention_lab.inference.search import run_search
+from attention_lab.model.params import ModelParams
+from attention_lab.model.seq2seq import build_model
+
+WORDS = ["▁à", "▁h", "▁le", "▁jour", ",", ".", "▁", "h", "x1"]  # "x1": digits mixed with letters
+PIECES = ["<pad>", "<bos>", "<eos>", "<unk>", *(f"▁{d}" for d in range(10)), *map(str, range(10)), *WORDS]
+
+
+class Pieces:
+    """A target vocabulary as the constraint reads it: `len` and `piece`."""
+
+    def __len__(self) -> int:
+        return len(PIECES)
+
+    def piece(self, token_id: int) -> str:
+        return PIECES[token_id]
+
+
+def text(ids: list[int]) -> str:
+    pieces = [PIECES[i] for i in ids[: ids.index(EOS_ID) if EOS_ID in ids else len(ids)]]
+    return "".join(pieces).replace("▁", " ").strip()
+
+
+def allowed(constraint: NumberConstraint, row: int) -> set[str]:
+    log_probs = torch.zeros(1, len(PIECES))
+    constraint.mask(torch.tensor([row]), log_probs)
+    return {PIECES[i] for i in range(len(PIECES)) if log_probs[0, i] == 0}
+
+
+def test_digits_follow_the_source_groups_whole():
+    constraint = NumberConstraint.build(["Let's start at 2:30.", "No digits here.", "10 or 100?"], Pieces(),
+                                        torch.tensor([20, 20, 20]), 1)
+    digits = {p for p in PIECES if p.strip("▁").isdigit()}
+    assert allowed(constraint, 0) & digits == {"▁2", "▁3", "2", "3"}
+    assert allowed(constraint, 1) & digits == set() and "x1" not in allowed(constraint, 1)
+    steps = {0: ["▁à", "▁3"], 1: ["▁le", "▁jour"], 2: ["▁1", "0"]}
+    for k in range(2):
+        constraint.advance(torch.arange(3), torch.tensor([PIECES.index(steps[row][k]) for row in range(3)]))
+    assert allowed(constraint, 0) == {"0"}  # inside "3": only "30" may go on, nothing may end it
+    assert allowed(constraint, 2) & ({"0", "1", "<eos>", "."}) == {"0", "<eos>", "."}  # "10" is whole, "100" goes on
+    constraint.advance(torch.arange(3), torch.tensor([PIECES.index(p) for p in ("0", ".", "▁h")]))
+    assert {"<eos>", "▁h", "▁2"} <= allowed(constraint, 0) and not {"0", "2", "3"} & allowed(constraint, 0)
+
+
+def digit_hungry_model(seed: int) -> torch.nn.Module:
+    """A random Transformer whose output layer favours digit pieces: unconstrained, it writes them everywhere."""
+    torch.manual_seed(seed)
+    model = build_model(from_mapping(ModelParams, TINY_TRANSFORMER, "model"), len(PIECES), len(PIECES)).eval()
+    with torch.no_grad():
+        model.decoder.output.bias[4:24] += 6.0
+    return model
+
+
+@pytest.mark.parametrize("beam_size, keep_live", [(1, False), (4, False), (4, True)])
+def test_a_search_writes_only_the_source_numbers_whole(beam_size, keep_live):
+    sources = ["It is 7:45 .", "No number at all .", "She has 2 cats and 13 dogs .", "In 1977 ."]
+    model = digit_hungry_model(seed=beam_size + keep_live)
+    src = torch.randint(4, len(PIECES), (len(sources), 6))  # (B, S): what the model reads does not matter here
+    src_len = torch.tensor([6, 3, 5, 4])
+    limits = torch.full((len(sources),), 12)
+
+    def outputs(numbers):
+        decoded = run_search(model, src, src_len, limits, beam_size, 1.0, keep_live=keep_live, numbers=numbers)
+        return [text(row) for row in decoded.tokens.tolist()]
+
+    free = outputs(None)
+    assert any(set(digit_groups(out)) - set(digit_groups(source)) for source, out in zip(sources, free))
+    kept = outputs(NumberConstraint.build(sources, Pieces(), limits, beam_size))
+    for source, out in zip(sources, kept):
+        assert set(re.findall(r"[0-9]+", out)) <= set(digit_groups(source)), (source, out)
+    assert not re.search(r"[0-9]", kept[1])
+
+
+def test_a_word_vocabulary_is_searched_without_the_constraint():
+    class Words(Pieces):
+        def piece(self, token_id: int) -> str:
+            return "1977" if token_id == 5 else super().piece(token_id)
+
+    assert NumberConstraint.build(["In 1977."], Words(), torch.tensor([10]), 1) is None
