@@ -1,5 +1,6 @@
 import dataclasses
 import json
+import math
 import os
 import re
 import subprocess
@@ -18,6 +19,7 @@ from mlflow import MlflowClient
 from servers import free_port, serving
 
 from attention_lab.config import ConfigError, from_mapping
+from attention_lab.data.batching import TokenBatchSampler
 from attention_lab.data.splits import SplitParams
 from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer, TokenizerParams
 from attention_lab.inference.model_file import load_model
@@ -25,6 +27,7 @@ from attention_lab.tracking.run import Run
 from attention_lab.tracking.run_file import read_run_file
 from attention_lab.tracking.store import MlflowParams, TrackingError, redact
 from attention_lab.training import module as training_module
+from attention_lab.training.averaging import LastWeights
 from attention_lab.training.datamodule import DataParams, TranslationDataModule
 from attention_lab.training.module import DivergedError
 from attention_lab.training.paths import TrainPaths, prepare_data
@@ -198,6 +201,66 @@ def test_killed_run_resumes_and_continues_the_same_history(paths, monkeypatch):
     assert json.loads((paths.out / "mlflow_run.json").read_text())["run_id"] == state["mlflow_run_id"]
 
 
+# The defaults' randomness: dropout draws masks, concatenation joins pairs, averaging keeps weights.
+RANDOMNESS = {"model": {"dropout": 0.2, "io_dropout": 0.2}, "data": {"concat_fraction": 0.1},
+              "trainer": {"average_last": 4}}
+
+
+def model_weights(paths: TrainPaths) -> dict:
+    return torch.load(paths.out / "model.pt", weights_only=True)["state_dict"]
+
+
+@pytest.mark.parametrize("randomness", [{}, RANDOMNESS], ids=["plain", "dropout-concat-averaging"])
+def test_a_run_killed_at_its_first_validation_resumes_to_the_same_steps_validations_and_weights(
+        paths, monkeypatch, randomness):
+    params = tiny_params(**{**randomness, "trainer": {"max_epochs": 2, "validations": 4,
+                                                      **randomness.get("trainer", {})}})
+    off = MlflowParams(enabled=False)
+    metrics = train_seq2seq(params, off, paths)
+    uninterrupted, weights = history(paths), model_weights(paths)
+    datamodule = TranslationDataModule(paths.data, Tokenizer.load(paths.tokenizer / TOKENIZER_FILE), params.data,
+                                       params.seed)
+    datamodule.setup("fit")
+    per_epoch = datamodule.steps_per_epoch(2)
+    assert metrics["updates"] == sum(per_epoch)  # every batch of every epoch
+    first = int(uninterrupted[0]["step"])
+    assert uninterrupted[0]["epoch"] == "1" and first < per_epoch[0]  # inside the first epoch
+    with pytest.raises(Interrupt):  # right after the first validation wrote its checkpoint
+        train_with(paths, params, [interrupt_at_step(first)], monkeypatch, off)
+    assert torch.load(paths.checkpoints / "last.ckpt", weights_only=True)["global_step"] == first
+    counter = StepCounter()
+    resumed = train_with(paths, params, [counter], monkeypatch, off)
+    assert counter.steps == metrics["updates"] - first  # the rest of the run, not one batch again
+    assert history(paths) == uninterrupted  # the same validation steps, losses, scores and rates
+    assert {k: v for k, v in resumed.items() if k not in TIMINGS} == {
+        k: v for k, v in metrics.items() if k not in TIMINGS}
+    resumed_weights = model_weights(paths)
+    assert all(torch.equal(weights[k], resumed_weights[k]) for k in weights)
+
+
+def test_every_epoch_trains_all_its_batches_when_it_packs_into_more_than_the_first(paths, monkeypatch):
+    real = TokenBatchSampler._make
+
+    def uneven(self) -> list[list[int]]:  # what other pools can do: the second epoch has three batches more
+        batches = real(self)
+        if self.epoch != 1:
+            return batches
+        return [half for batch in batches[:3] for half in (batch[: len(batch) // 2], batch[len(batch) // 2 :])] + \
+            batches[3:]
+
+    monkeypatch.setattr(TokenBatchSampler, "_make", uneven)
+    params = tiny_params(trainer={"max_epochs": 3, "validations": 3})
+    datamodule = TranslationDataModule(paths.data, Tokenizer.load(paths.tokenizer / TOKENIZER_FILE), params.data,
+                                       params.seed)
+    datamodule.setup("fit")
+    per_epoch = datamodule.steps_per_epoch(3)
+    assert per_epoch[1] == per_epoch[0] + 3 == per_epoch[2] + 3
+    counter = StepCounter()
+    metrics = train_with(paths, params, [counter], monkeypatch, MlflowParams(enabled=False))
+    assert counter.steps == metrics["updates"] == sum(per_epoch)
+    assert [int(row["step"]) for row in history(paths)][-1] == sum(per_epoch)  # the planned last validation
+
+
 def test_a_code_change_starts_fresh(paths, monkeypatch, tmp_path):
     package = tmp_path / "package"
     package.mkdir()
@@ -337,7 +400,7 @@ def test_steps_per_epoch_are_the_train_loaders_batches_on_every_rank(paths):
     datamodule.setup("fit")
     for world_size in (1, 2):
         for rank in range(world_size):
-            datamodule.trainer = SimpleNamespace(world_size=world_size, global_rank=rank,
+            datamodule.trainer = SimpleNamespace(world_size=world_size, global_rank=rank, current_epoch=0,
                                                  fit_loop=SimpleNamespace(restarting=False))
             loader = datamodule.train_dataloader()
             batches = []
@@ -412,6 +475,7 @@ VALIDATE = """
 import json, sys
 import pytorch_lightning as pl
 import torch
+from attention_lab.training.averaging import LastWeights
 from attention_lab.training.datamodule import DataParams, TranslationDataModule
 from attention_lab.inference.model_file import load_model
 from attention_lab.training.module import OptimParams, Seq2SeqModule
@@ -495,23 +559,56 @@ class WeightsAtValidations(pl.Callback):
             self.weights.append({k: v.detach().clone() for k, v in pl_module.model.state_dict().items()})
 
 
-@pytest.mark.parametrize("average_scores", [100.0, -1.0])
-def test_averaging_makes_the_model_the_last_validations_mean_only_when_it_scores_at_least_the_best(
-        paths, monkeypatch, average_scores):
-    from attention_lab.training import steps
+def test_last_weights_keeps_the_last_validations_and_averages_them():
+    kept, seen = LastWeights(3), []
+    model = torch.nn.Linear(3, 2)
+    for k in range(5):
+        with torch.no_grad():
+            model.weight.normal_()
+        seen.append({name: tensor.clone() for name, tensor in model.state_dict().items()})
+        kept.on_validation_end(SimpleNamespace(sanity_checking=False), SimpleNamespace(model=model))
+    assert len(kept.kept) == 3
+    for name, tensor in kept.average().items():
+        torch.testing.assert_close(tensor, torch.stack([w[name] for w in seen[-3:]]).mean(dim=0))
 
-    monkeypatch.setattr(steps, "corpus_scores", lambda hyps, refs: {"bleu": average_scores})
+
+def doubled_output(weights: dict) -> dict:
+    """The same greedy outputs (logits exactly doubled), a different loss: other weights that score
+    the same BLEU."""
+    return {k: v * 2 if k.startswith("decoder.output.linear.") else v for k, v in weights.items()}
+
+
+@pytest.mark.parametrize("average", ["first validation", "best validation, output doubled"])
+def test_averaged_weights_are_scored_as_validation_and_kept_only_when_they_score_at_least_the_best(
+        paths, monkeypatch, average):
+    # The "average" is set to weights of known scores; the scoring and the decision are the run's own.
     seen = WeightsAtValidations()
+
+    def chosen(self) -> dict:
+        bleus = [float(row["val_bleu"]) for row in history(paths)]
+        return seen.weights[0] if average == "first validation" else doubled_output(
+            seen.weights[bleus.index(max(bleus))])
+
+    monkeypatch.setattr(LastWeights, "average", chosen)
     params = tiny_params(trainer={"average_last": 3, "validations": 5})
     metrics = train_with(paths, params, [seen], monkeypatch, MlflowParams(enabled=False))
-    model = torch.load(paths.out / "model.pt", weights_only=True)["state_dict"]
-    assert len(seen.weights) == 5 and metrics["averaged_validations"] == 3
-    assert metrics["average_val_bleu"] == average_scores and metrics["averaged"] == (average_scores > 0)
-    if metrics["averaged"]:
-        expected = {k: torch.stack([w[k] for w in seen.weights[-3:]]).mean(dim=0) for k in model}
-        assert not all(torch.equal(model[k], seen.weights[-1][k]) for k in model)  # not simply the last ones
-    else:
-        bleus = [float(r["val_bleu"]) for r in history(paths)]
-        expected = seen.weights[bleus.index(max(bleus))]
+    assert metrics == {k: v for k, v in json.loads((paths.reports / "metrics.json").read_text()).items()}
+    rows = pd.read_csv(paths.reports / "history.csv")
+    best = rows.loc[rows["val_bleu"].idxmax()]
+    model = model_weights(paths)
+    assert metrics["averaged_validations"] == 3
+    if average == "first validation":  # a young model: it scores as its validation did, below the best
+        first = rows.iloc[0]
+        assert metrics["average_val_bleu"] == pytest.approx(first["val_bleu"], abs=1e-6)
+        assert first["val_bleu"] < best["val_bleu"]
+        assert not metrics["averaged"]
+        expected, scores = seen.weights[int(rows["val_bleu"].idxmax())], best
+    else:  # the same outputs: a BLEU equal to the best's is kept, with its own loss
+        assert metrics["average_val_bleu"] == pytest.approx(best["val_bleu"], abs=1e-6) and metrics["averaged"]
+        expected, scores = chosen(None), {**metrics}
+        assert metrics["val_loss"] != pytest.approx(best["val_loss"], rel=1e-3)
+    for name in ("val_loss", "val_ppl", "val_bleu"):
+        assert metrics[name] == pytest.approx(scores[name], rel=1e-6), name
+    assert metrics["val_ppl"] == pytest.approx(math.exp(metrics["val_loss"]), rel=1e-6)
     for name, tensor in model.items():
-        torch.testing.assert_close(tensor, expected[name], msg=name)
+        assert torch.equal(tensor, expected[name]), name

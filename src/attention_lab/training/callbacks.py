@@ -195,32 +195,17 @@ class History(pl.Callback):
         self.rows, self.losses = list(state_dict["rows"]), list(state_dict["losses"])
 
 
-class LastWeights(pl.Callback):
-    """The model's weights at the last `count` validations, on the CPU, and their average:
-    checkpoint averaging (Vaswani et al. 2017, §6.1; Popel and Bojar 2018, "Training Tips for the
-    Transformer Model", §4.10). Validations are spread over the run, so the last ones are the end
-    of the learning-rate decay. They travel in checkpoints: a resumed run averages the same weights."""
+class EpochLength(pl.Callback):
+    """Lightning counts the train loader's batches once, when it builds the loader, and ends every
+    epoch at that count; the token budget packs each epoch's shuffled pools into batches of their
+    own, so an epoch may have more or fewer than the first. The count is taken again at each
+    epoch's start, once the sampler knows its epoch: every epoch trains all its batches."""
 
-    def __init__(self, count: int) -> None:
-        self.count = count
-        self.kept: list[dict[str, Any]] = []
-
-    def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        if trainer.sanity_checking:
-            return
-        weights = {k: v.detach().to("cpu", copy=True) for k, v in pl_module.model.state_dict().items()}
-        self.kept = (self.kept + [weights])[-self.count :]
-
-    def average(self) -> dict[str, Any]:
-        """The kept weights' mean (integer buffers, if any, from the last)."""
-        return {k: (torch.stack([w[k] for w in self.kept]).mean(dim=0) if last.is_floating_point() else last)
-                for k, last in self.kept[-1].items()}
-
-    def state_dict(self) -> dict[str, Any]:
-        return {"kept": self.kept}
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        self.kept = list(state_dict["kept"])
+    def on_train_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        loop = trainer.fit_loop
+        loader = loop._combined_loader  # no public way to recount: Lightning's own `setup_data` sets both
+        loader.limits = [len(dl) for dl in loader.flattened]
+        loop.max_batches = max(loader.limits)  # the "max_size_cycle" loader's count, which the fit loop uses
 
 
 def write_csv(path: Path, columns: tuple[str, ...], rows: list[dict[str, float]]) -> None:

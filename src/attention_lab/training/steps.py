@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,16 +21,15 @@ from pytorch_lightning.utilities import rank_zero_only
 from attention_lab.atomic import write_json
 from attention_lab.config import flatten, to_dict
 from attention_lab.data.tokenizer import Tokenizer
-from attention_lab.evaluation.bleu import corpus_scores
-from attention_lab.inference.model_file import LoadedModel, save_model
-from attention_lab.inference.translator import Translator
+from attention_lab.inference.model_file import save_model
 from attention_lab.model.encoder_decoder import EncoderDecoder
 from attention_lab.tracking import store as tracking
 from attention_lab.tracking.record import record_training
-from attention_lab.training.callbacks import History, LastWeights
+from attention_lab.training.averaging import LastWeights, keep_better
+from attention_lab.training.callbacks import History
 from attention_lab.training.datamodule import TranslationDataModule
 from attention_lab.tracking.lightning_logger import make_logger
-from attention_lab.training.module import VALIDATION_SEARCH, DivergedError, Seq2SeqModule
+from attention_lab.training.module import DivergedError, Seq2SeqModule
 from attention_lab.training.params import Seq2SeqParams
 from attention_lab.training.paths import TrainPaths
 from attention_lab.training.resume import ResumeState, Start
@@ -86,6 +86,9 @@ def fit(job: Job) -> bool:
         if logger is not None:
             job.state.record(job.fingerprint, logger.run_id)
             logger.log_hyperparams(recorded_params(job.paths, job.tokenizer, job.params))
+    # The resumed epoch's sampler leaves out the batches it had trained (`TranslationDataModule`):
+    # Lightning's warning that the loader cannot resume does not apply.
+    warnings.filterwarnings("ignore", message=r"You're resuming from a checkpoint that ended before the epoch")
     try:
         job.trainer.fit(job.module, datamodule=job.datamodule, ckpt_path=job.start.checkpoint, weights_only=True)
     except BaseException as exc:
@@ -97,25 +100,6 @@ def fit(job: Job) -> bool:
         raise
     job.state.finish()
     return job.trainer.is_global_zero
-
-
-def average_weights(job: Job, best_bleu: float | None) -> dict:
-    """With `trainer.average_last`, make the model the kept validations' average when it scores at
-    least `best_bleu`, the best validation's val/bleu, on the same valid sample and search; returns
-    the metrics saying which weights the model has."""
-    kept = next((c for c in job.trainer.callbacks if isinstance(c, LastWeights)), None)
-    if kept is None or not kept.kept:
-        return {}
-    best = {k: v.clone() for k, v in job.module.model.state_dict().items()}
-    job.module.model.load_state_dict(kept.average())
-    sources = job.datamodule.valid_sources
-    translator = Translator(LoadedModel(job.module.model, job.tokenizer), job.module.device)
-    hyps = [t.text for t in translator.translate([s for s, _ in sources], VALIDATION_SEARCH)]
-    bleu = corpus_scores(hyps, [refs for _, refs in sources])["bleu"]
-    averaged = best_bleu is None or bleu >= best_bleu
-    if not averaged:
-        job.module.model.load_state_dict(best)
-    return {"average_val_bleu": bleu, "averaged": averaged, "averaged_validations": len(kept.kept)}
 
 
 def training_metrics(history: list[dict], model: EncoderDecoder) -> dict:
@@ -135,14 +119,18 @@ def training_metrics(history: list[dict], model: EncoderDecoder) -> dict:
             "parameters": sum(p.numel() for p in model.parameters())}
 
 
-def export(job: Job) -> dict:
-    """Write `model.pt` (the best checkpoint's weights, or their average: `average_weights`) and `metrics.json` beside `history.csv`,
-    and keep copies in the resume state until the run is recorded; returns the metrics."""
+def export(job: Job, average: dict | None = None) -> dict:
+    """Write `model.pt` and `metrics.json` beside `history.csv`, and keep copies in the resume state
+    until the run is recorded; returns the metrics. The model is the best checkpoint's weights, or,
+    with `average` (the scores of `averaging.score_average`), the kept validations' average when
+    it scores at least as well (`averaging.keep_better`); the metrics' val_* are the model's."""
     best = job.trainer.checkpoint_callback.best_model_path
     if best:
         job.module.load_state_dict(torch.load(best, map_location="cpu", weights_only=True)["state_dict"])
     metrics = training_metrics(job.history.rows, job.module.model)
-    metrics |= average_weights(job, metrics["val_bleu"])
+    if average is not None:
+        kept = next(c for c in job.trainer.callbacks if isinstance(c, LastWeights))
+        metrics |= keep_better(job.module.model, kept, average, metrics)
     save_model(job.paths.out / "model.pt", job.module.model.cpu(), job.tokenizer)
     write_json(job.paths.reports / "metrics.json", metrics)
     job.state.keep(outputs(job.paths))
