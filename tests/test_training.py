@@ -34,12 +34,16 @@ from attention_lab.training.paths import TrainPaths, prepare_data
 from attention_lab.training.resume import ResumeState, Start, fingerprint
 from attention_lab.training.params import Seq2SeqParams
 from attention_lab.training.run import train_seq2seq
+from attention_lab.training.steps import loss_figure
 
 TINY = {"data": {"batch_size": 16, "batch_tokens": 300, "val_bleu_size": 12},
         "model": {"embed_size": 16, "hidden_size": 16, "num_layers": 1, "dropout": 0.0},
         "optim": {"lr": 0.01},
         "trainer": {"accelerator": "cpu", "max_epochs": 2, "progress_bar": False, "log_every_n_steps": 2}}
-HISTORY_VALUES = ("epoch", "step", "train_loss", "val_loss", "val_bleu", "lr")  # not timings
+# The defaults' randomness: dropout draws masks, concatenation joins pairs, averaging keeps weights.
+RANDOMNESS = {"model": {"dropout": 0.2, "io_dropout": 0.2}, "data": {"concat_fraction": 0.1},
+              "trainer": {"average_last": 4}}
+HISTORY_VALUES = ("epoch", "step", "train_loss", "train_nll", "val_loss", "val_bleu", "lr")  # not timings
 TIMINGS = ("minutes", "tokens_per_s", "train_seconds")  # the metrics a rerun cannot repeat
 
 
@@ -88,11 +92,11 @@ def train_with(paths, params, callbacks, monkeypatch, mlflow=MlflowParams()):
 
 def test_training_writes_model_reports_and_one_mlflow_run_with_every_param(paths):
     before = {r.info.run_id for r in runs()}
-    metrics = train_seq2seq(tiny_params(), MlflowParams(), paths)
+    metrics = train_seq2seq(tiny_params(optim={"label_smoothing": 0.1}), MlflowParams(), paths)
     assert metrics["epochs"] == 2 and metrics["tokens_per_s"] > 0 and metrics["updates"] > 16
     lines = (paths.reports / "history.csv").read_text().splitlines()
-    assert lines[0] == ("step,minutes,epoch,planned_steps,train_loss,val_loss,val_ppl,val_bleu,tokens_per_s,lr,"
-                        "train_seconds")
+    assert lines[0] == ("step,minutes,epoch,planned_steps,train_loss,train_nll,val_loss,val_ppl,val_bleu,tokens_per_s,"
+                        "lr,train_seconds")
     rows = history(paths)
     assert len(rows) == metrics["validations"] == 16 and rows[-1]["step"] == str(metrics["updates"])
     loaded = load_model(paths.out / "model.pt")
@@ -102,15 +106,16 @@ def test_training_writes_model_reports_and_one_mlflow_run_with_every_param(paths
     run = new[0]
     assert json.loads((paths.out / "mlflow_run.json").read_text())["run_id"] == run.info.run_id
     assert run.info.status == "FINISHED"
-    assert {"train/loss", "val/bleu", "val/loss", "val/ppl", "train/tokens_per_s"} <= set(run.data.metrics)
+    assert {"train/loss", "train/nll", "val/bleu", "val/loss", "val/ppl", "train/tokens_per_s"} <= set(run.data.metrics)
     # Step losses are logged every `log_every_n_steps` (2) updates, each once, as train_loss.csv has them.
     loss_steps = [m.step for m in MlflowClient().get_metric_history(run.info.run_id, "train/loss")]
     assert sorted(loss_steps) == list(range(2, metrics["updates"] + 1, 2))
     losses = (paths.reports / "train_loss.csv").read_text().splitlines()
-    assert losses[0] == "step,minutes,loss,lr"
+    assert losses[0] == "step,minutes,loss,nll,lr"
     assert [int(line.split(",")[0]) for line in losses[1:]] == sorted(loss_steps)
     # Every validation is a point of MLflow's curves, at the step of its history row.
-    for metric, column in (("val/bleu", "val_bleu"), ("val/loss", "val_loss"), ("train/mean_loss", "train_loss")):
+    for metric, column in (("val/bleu", "val_bleu"), ("val/loss", "val_loss"), ("train/mean_loss", "train_loss"),
+                           ("train/mean_nll", "train_nll")):
         points = sorted((m.step, m.value) for m in MlflowClient().get_metric_history(run.info.run_id, metric))
         assert [s for s, _ in points] == [int(r["step"]) for r in rows]
         assert [v for _, v in points] == pytest.approx([float(r[column]) for r in rows], rel=1e-6)
@@ -119,34 +124,78 @@ def test_training_writes_model_reports_and_one_mlflow_run_with_every_param(paths
     assert params["split.valid_fraction"] == "0.1" and params["train_tokenizer.kind"] == "subword"
     assert params["train_tokenizer.subword.size"] == str(TINY_VOCAB["subword"]["size"])
     assert {"git_commit", "stage", "corpus_md5"} <= set(run.data.tags)
+    # With label smoothing the loss trained on is not the NLL, which validation's loss is.
+    assert all(row["train_loss"] != row["train_nll"] for row in rows)
+    steps = pd.read_csv(paths.reports / "train_loss.csv")
+    assert (steps["loss"] != steps["nll"]).all()
+    # The run's loss chart: the NLLs, training's and validation's, on one axis; the loss trained on on its own.
+    assert "figures/loss.png" in {a.path for a in MlflowClient().list_artifacts(run.info.run_id, "figures")}
+    nlls, smoothed = loss_figure(paths.reports).axes
+    frame = pd.read_csv(paths.reports / "history.csv")
+    assert [list(line.get_ydata()) for line in nlls.lines] == [list(steps["nll"]), list(frame["train_nll"]),
+                                                               list(frame["val_loss"])]
+    assert [list(line.get_ydata()) for line in smoothed.lines] == [list(steps["loss"]), list(frame["train_loss"])]
+    # The logged model carries the kept model's scores.
+    model_metrics = {k: v for k, v in run.data.metrics.items() if k.startswith("model/")}
+    assert model_metrics == pytest.approx({f"model/{k}": metrics[k] for k in ("val_loss", "val_ppl", "val_bleu")})
     config = MlflowClient().download_artifacts(run.info.run_id, "config/train_seq2seq.json")
     assert json.loads(Path(config).read_text())["train_seq2seq"]["model"]["hidden_size"] == 16
     assert not paths.checkpoints.exists()  # a finished run keeps no resume state
 
 
-def trained_weights_and_metrics(paths: TrainPaths, params: Seq2SeqParams) -> tuple[dict, dict, str, str]:
-    """(model.pt's tensors, metrics.json without timings, history.csv, train_loss.csv) of a run."""
-    metrics = train_seq2seq(params, MlflowParams(enabled=False), paths)
-    weights = torch.load(paths.out / "model.pt", weights_only=True)["state_dict"]
-    untimed = {k: v for k, v in metrics.items() if k not in TIMINGS}
-    curves = [pd.read_csv(paths.reports / name).drop(columns=list(TIMINGS), errors="ignore").to_csv()
+def test_the_dvc_loss_chart_compares_negative_log_likelihoods_and_the_loss_trained_on_has_its_own():
+    import yaml
+
+    charts = {title: spec["y"] for plot in yaml.safe_load((REPO / "dvc.yaml").read_text())["plots"]
+              if isinstance(plot, dict) for title, spec in plot.items()}
+    columns = {title: {(path, column) for path, names in y.items()
+                       for column in ([names] if isinstance(names, str) else names)} for title, y in charts.items()}
+    history, steps = "reports/seq2seq/history.csv", "reports/seq2seq/train_loss.csv"
+    assert columns["Loss"] == {(steps, "nll"), (history, "train_nll"), (history, "val_loss")}
+    smoothed = [title for title, found in columns.items() if (steps, "loss") in found]
+    assert len(smoothed) == 1 and columns[smoothed[0]] == {(steps, "loss"), (history, "train_loss")}
+
+
+def stage_process(paths: TrainPaths, params: dict, root: Path) -> subprocess.Popen:
+    """The train_seq2seq stage in a process of its own (its own hash seed and interpreter state),
+    writing under `root`."""
+    root.mkdir()
+    (root / "params.yaml").write_text(json.dumps({"train_seq2seq": params, "mlflow": {"enabled": False}}))
+    return subprocess.Popen(
+        [sys.executable, "-m", "pipeline.train_seq2seq", "--params", str(root / "params.yaml"), "--data",
+         str(paths.data), "--tokenizer", str(paths.tokenizer), "--out", str(root / "model"), "--reports",
+         str(root / "reports")],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1"})
+
+
+def stage_outputs(root: Path) -> tuple[dict, dict, str, str]:
+    """(model.pt's tensors as bytes, metrics.json without timings, history.csv, train_loss.csv)."""
+    weights = torch.load(root / "model" / "model.pt", weights_only=True)["state_dict"]
+    metrics = json.loads((root / "reports" / "metrics.json").read_text())
+    curves = [pd.read_csv(root / "reports" / name).drop(columns=list(TIMINGS), errors="ignore").to_csv()
               for name in ("history.csv", "train_loss.csv")]
-    return weights, untimed, *curves
+    return ({k: (v.dtype, v.shape, v.numpy().tobytes()) for k, v in weights.items()},
+            {k: v for k, v in metrics.items() if k not in TIMINGS}, *curves)
 
 
-def test_an_exact_update_budget_trains_the_same_model_to_the_bit_and_another_seed_does_not(paths):
-    budget = tiny_params(trainer={"budget_updates": 37, "max_epochs": 1},  # max_epochs is not what stops it
-                         optim={"schedule": "linear", "warmup_steps": 5})
-    first = trained_weights_and_metrics(paths, budget)
-    again = trained_weights_and_metrics(paths, budget)
-    assert first[1]["updates"] == 37 and first[1]["validations"] == budget.trainer.validations
+def test_an_exact_update_budget_trains_the_same_model_to_the_bit_in_separate_processes_and_another_seed_does_not(
+        paths, tmp_path):
+    # The defaults' randomness on (dropout, concatenation, averaging); max_epochs is not what stops it.
+    budget = {name: {**section, **RANDOMNESS.get(name, {})} for name, section in TINY.items()}
+    budget["trainer"] |= {"budget_updates": 37, "max_epochs": 1}
+    budget["optim"] |= {"schedule": "linear", "warmup_steps": 5}
+    runs_ = {name: stage_process(paths, {**budget, "seed": seed}, tmp_path / name)
+             for name, seed in (("first", 0), ("again", 0), ("other", 1))}
+    for process in runs_.values():
+        _, err = process.communicate(timeout=600)
+        assert process.returncode == 0, err[-3000:]
+    first, again, other = (stage_outputs(tmp_path / name) for name in runs_)
+    assert first[1]["updates"] == 37 and first[1]["validations"] == 16
     # The schedule planned over exactly 37: warm-up 5, then 32 equal steps down, the last at 1/32 of the peak.
-    assert first[1]["final_lr"] == pytest.approx(budget.optim.lr / 32)
-    assert first[0].keys() == again[0].keys()
-    assert all(torch.equal(first[0][k], again[0][k]) for k in first[0])  # every tensor, bit for bit
-    assert first[1:] == again[1:]  # the same metrics and curves, timings aside
-    other = trained_weights_and_metrics(paths, dataclasses.replace(budget, seed=1))
-    assert any(not torch.equal(first[0][k], other[0][k]) for k in first[0])
+    assert first[1]["final_lr"] == pytest.approx(TINY["optim"]["lr"] / 32)
+    assert first == again  # every tensor byte for byte, the same metrics and curves, timings aside
+    assert other[0].keys() == first[0].keys() and other[0] != first[0]
     assert other[1]["updates"] == 37 and other[2] != first[2]
 
 
@@ -201,11 +250,6 @@ def test_killed_run_resumes_and_continues_the_same_history(paths, monkeypatch):
     assert json.loads((paths.out / "mlflow_run.json").read_text())["run_id"] == state["mlflow_run_id"]
 
 
-# The defaults' randomness: dropout draws masks, concatenation joins pairs, averaging keeps weights.
-RANDOMNESS = {"model": {"dropout": 0.2, "io_dropout": 0.2}, "data": {"concat_fraction": 0.1},
-              "trainer": {"average_last": 4}}
-
-
 def model_weights(paths: TrainPaths) -> dict:
     return torch.load(paths.out / "model.pt", weights_only=True)["state_dict"]
 
@@ -223,6 +267,7 @@ def test_a_run_killed_at_its_first_validation_resumes_to_the_same_steps_validati
     datamodule.setup("fit")
     per_epoch = datamodule.steps_per_epoch(2)
     assert metrics["updates"] == sum(per_epoch)  # every batch of every epoch
+    assert all(row["train_nll"] == row["train_loss"] for row in uninterrupted)  # no label smoothing
     first = int(uninterrupted[0]["step"])
     assert uninterrupted[0]["epoch"] == "1" and first < per_epoch[0]  # inside the first epoch
     with pytest.raises(Interrupt):  # right after the first validation wrote its checkpoint
@@ -280,15 +325,15 @@ def test_a_code_change_starts_fresh(paths, monkeypatch, tmp_path):
 
 
 def test_nonfinite_loss_stops_with_clear_error_and_leaves_nothing(paths, monkeypatch):
-    real = training_module.token_loss
+    real = training_module.token_losses
     calls = []
 
     def poisoned(logits, targets, label_smoothing=0.0):
-        calls.extend([1] if torch.is_grad_enabled() else [])  # count training steps only
-        loss = real(logits, targets, label_smoothing)
-        return loss * float("nan") if len(calls) == 4 else loss
+        calls.append(1)
+        loss, nll = real(logits, targets, label_smoothing)
+        return (loss * float("nan"), nll) if len(calls) == 4 else (loss, nll)
 
-    monkeypatch.setattr(training_module, "token_loss", poisoned)
+    monkeypatch.setattr(training_module, "token_losses", poisoned)
     before = {r.info.run_id for r in runs()}
     with pytest.raises(DivergedError, match="non-finite training loss at epoch 0, step 3"):
         train_seq2seq(tiny_params(), MlflowParams(), paths)

@@ -19,9 +19,11 @@ from attention_lab.training.schedule import LinearSchedule
 from attention_lab.training.validation_schedule import ValidationSchedule
 
 # One row per validation, and one per logging step of the training loss (`trainer.log_every_n_steps`).
-HISTORY_COLUMNS = ("step", "minutes", "epoch", "planned_steps", "train_loss", "val_loss", "val_ppl", "val_bleu",
-                   "tokens_per_s", "lr", "train_seconds")
-TRAIN_LOSS_COLUMNS = ("step", "minutes", "loss", "lr")
+# `train_loss` is the loss trained on (label-smoothed or not), `train_nll` the negative log-likelihood,
+# the quantity `val_loss` measures.
+HISTORY_COLUMNS = ("step", "minutes", "epoch", "planned_steps", "train_loss", "train_nll", "val_loss", "val_ppl",
+                   "val_bleu", "tokens_per_s", "lr", "train_seconds")
+TRAIN_LOSS_COLUMNS = ("step", "minutes", "loss", "nll", "lr")
 NEVER = 2**62  # a validation step no run reaches
 
 
@@ -130,7 +132,7 @@ class PlannedValidation(pl.Callback):
 
 class History(pl.Callback):
     """The learning curves, as DVC plots: `history.csv`, one row per validation (from the metrics
-    the module logged), and `train_loss.csv`, the training loss at every logging step. Both are
+    the module logged), and `train_loss.csv`, the training loss and NLL at every logging step. Both are
     rewritten at each validation and at the end, and their rows travel in checkpoints, so a
     resumed run continues the same curves. `minutes` is wall-clock time since training began
     (validation and earlier sessions of a resumed run included), as the budget counts it.
@@ -162,9 +164,8 @@ class History(pl.Callback):
         if self.schedule is None:
             self._lr = trainer.optimizers[0].param_groups[0]["lr"]
         if trainer.is_global_zero and trainer.global_step % trainer.log_every_n_steps == 0:
-            loss = outputs["loss"] if isinstance(outputs, dict) else outputs
             self.losses.append({"step": trainer.global_step, "minutes": self._minutes(),
-                                "loss": float(loss), "lr": self._last_lr()})
+                                "loss": float(outputs["loss"]), "nll": float(outputs["nll"]), "lr": self._last_lr()})
 
     def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         if trainer.sanity_checking or not trainer.is_global_zero:
@@ -174,7 +175,7 @@ class History(pl.Callback):
         self.rows.append({
             "step": trainer.global_step, "minutes": self._minutes(), "epoch": trainer.current_epoch + 1,
             "planned_steps": plan.planned_steps if plan else math.nan,
-            "train_loss": metrics.get("train/mean_loss", math.nan),
+            "train_loss": metrics.get("train/mean_loss", math.nan), "train_nll": metrics.get("train/mean_nll", math.nan),
             "val_loss": metrics["val/loss"], "val_ppl": metrics["val/ppl"], "val_bleu": metrics["val/bleu"],
             "tokens_per_s": metrics.get("train/tokens_per_s", math.nan), "lr": self._last_lr(),
             "train_seconds": metrics.get("train/seconds", math.nan)})

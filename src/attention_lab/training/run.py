@@ -148,5 +148,5 @@ def train_seq2seq(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: T
         if not writer:
             return None
         metrics = export(job, average)
-    record(job)
+    record(job, metrics)
     return metrics

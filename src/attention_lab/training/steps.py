@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytorch_lightning as pl
 import torch
+from matplotlib.figure import Figure
 from pytorch_lightning.utilities import rank_zero_only
 
 from attention_lab.atomic import write_json
@@ -25,7 +27,8 @@ from attention_lab.inference.model_file import save_model
 from attention_lab.model.encoder_decoder import EncoderDecoder
 from attention_lab.tracking import store as tracking
 from attention_lab.tracking.record import record_training
-from attention_lab.training.averaging import LastWeights, keep_better
+from attention_lab.plotting import curves
+from attention_lab.training.averaging import SCORES, LastWeights, keep_better
 from attention_lab.training.callbacks import History
 from attention_lab.training.datamodule import TranslationDataModule
 from attention_lab.tracking.lightning_logger import make_logger
@@ -103,8 +106,8 @@ def fit(job: Job) -> bool:
 
 
 def training_metrics(history: list[dict], model: EncoderDecoder) -> dict:
-    """The stage's metrics: the updates made, the last validation's training loss, the best
-    validation's scores (its checkpoint is the model)."""
+    """The stage's metrics: the updates made, the last validation's training loss and NLL, the best
+    validation's scores (its checkpoint is the model, unless the average is: `export`)."""
     best = max(history, key=lambda r: r["val_bleu"]) if history else {}
     timed = history[1:] or history  # the first stretch includes warm-up
     seconds = sum(r["train_seconds"] for r in timed)
@@ -112,7 +115,7 @@ def training_metrics(history: list[dict], model: EncoderDecoder) -> dict:
     last = history[-1] if history else {}
     return {"updates": last.get("step"), "validations": len(history), "best_update": best.get("step"),
             "epochs": last.get("epoch"), "minutes": last.get("minutes"),
-            "train_loss": last.get("train_loss"), "final_lr": last.get("lr"),
+            "train_loss": last.get("train_loss"), "train_nll": last.get("train_nll"), "final_lr": last.get("lr"),
             "val_loss": best.get("val_loss"), "val_ppl": best.get("val_ppl"), "val_bleu": best.get("val_bleu"),
             "tokens_per_s": round(tokens / seconds, 1) if seconds else None,
             "train_seconds": round(sum(r["train_seconds"] for r in history), 2),
@@ -146,10 +149,28 @@ def restore(job: Job) -> dict:
     return json.loads((job.paths.reports / "metrics.json").read_text())
 
 
-def record(job: Job) -> None:
-    """Record the run in MLflow (config, reports, the logged model) and write the run file; then
-    the resume state and its kept outputs go."""
+def loss_figure(folder: Path) -> Figure:
+    """The learning curves of `history.csv` and `train_loss.csv` in `folder`: the negative
+    log-likelihoods, training's and validation's, on one axis; the loss trained on (label-smoothed
+    when smoothing is on, which validation's is not) on its own."""
+    history, steps = pd.read_csv(folder / "history.csv"), pd.read_csv(folder / "train_loss.csv")
+    return curves([
+        ("negative log-likelihood per target token", {
+            "training, each logged step": (steps["step"], steps["nll"]),
+            "training, mean since the last validation": (history["step"], history["train_nll"]),
+            "validation": (history["step"], history["val_loss"])}),
+        ("loss trained on, per target token", {
+            "training, each logged step": (steps["step"], steps["loss"]),
+            "training, mean since the last validation": (history["step"], history["train_loss"])})], "updates")
+
+
+def record(job: Job, metrics: dict) -> None:
+    """Record the run in MLflow (config, reports, the loss curves' figure, the logged model with
+    the scores of the model kept, `metrics`' val_*) and write the run file; then the resume state
+    and its kept outputs go."""
     run_id = job.state.run_id() if job.mlflow.enabled else None
+    figures = {"figures/loss.png": loss_figure(job.paths.reports)} if run_id else {}
     record_training(run_id, job.mlflow.experiment, job.paths.out / "model.pt", {"train_seq2seq": to_dict(job.params)},
-                    reports(job.paths), job.paths.data)
+                    reports(job.paths), job.paths.data, figures,
+                    {f"model/{name}": metrics[name] for name in SCORES if metrics.get(name) is not None})
     job.state.discard()
