@@ -254,10 +254,11 @@ def model_weights(paths: TrainPaths) -> dict:
     return torch.load(paths.out / "model.pt", weights_only=True)["state_dict"]
 
 
-@pytest.mark.parametrize("randomness", [{}, RANDOMNESS], ids=["plain", "dropout-concat-averaging"])
+@pytest.mark.parametrize("randomness, validations", [({}, 4), (RANDOMNESS, 4), (RANDOMNESS, 2)],
+                         ids=["plain", "dropout-concat-averaging", "at-the-first-epochs-end"])
 def test_a_run_killed_at_its_first_validation_resumes_to_the_same_steps_validations_and_weights(
-        paths, monkeypatch, randomness):
-    params = tiny_params(**{**randomness, "trainer": {"max_epochs": 2, "validations": 4,
+        paths, monkeypatch, randomness, validations):
+    params = tiny_params(**{**randomness, "trainer": {"max_epochs": 2, "validations": validations,
                                                       **randomness.get("trainer", {})}})
     off = MlflowParams(enabled=False)
     metrics = train_seq2seq(params, off, paths)
@@ -269,7 +270,8 @@ def test_a_run_killed_at_its_first_validation_resumes_to_the_same_steps_validati
     assert metrics["updates"] == sum(per_epoch)  # every batch of every epoch
     assert all(row["train_nll"] == row["train_loss"] for row in uninterrupted)  # no label smoothing
     first = int(uninterrupted[0]["step"])
-    assert uninterrupted[0]["epoch"] == "1" and first < per_epoch[0]  # inside the first epoch
+    assert uninterrupted[0]["epoch"] == "1"
+    assert first < per_epoch[0] if validations == 4 else first == per_epoch[0]  # inside the first epoch, or its end
     with pytest.raises(Interrupt):  # right after the first validation wrote its checkpoint
         train_with(paths, params, [interrupt_at_step(first)], monkeypatch, off)
     assert torch.load(paths.checkpoints / "last.ckpt", weights_only=True)["global_step"] == first
@@ -503,7 +505,8 @@ def run_stage(paths: TrainPaths, params: Path, timeout=300, env=None) -> subproc
 @pytest.mark.parametrize("model", [TINY["model"], TINY_TRANSFORMER], ids=["rnn", "transformer"])
 def test_ddp_on_two_cpu_processes_writes_everything_once(paths, tmp_path, model):
     params = tmp_path / "params.yaml"
-    trainer = {**TINY["trainer"], "max_epochs": 1, "devices": 2, "strategy": "ddp"}
+    # Averaging's scoring is a validation of every process after training.
+    trainer = {**TINY["trainer"], "max_epochs": 1, "devices": 2, "strategy": "ddp", "average_last": 2}
     params.write_text(json.dumps({"train_seq2seq": {**TINY, "model": model, "trainer": trainer},
                                   "mlflow": {"experiment": f"ddp-{model.get('arch', 'rnn')}"}}))
     result = run_stage(paths, params)
@@ -513,6 +516,7 @@ def test_ddp_on_two_cpu_processes_writes_everything_once(paths, tmp_path, model)
     assert len(runs(f"ddp-{model.get('arch', 'rnn')}")) == 1
     metrics = json.loads((paths.reports / "metrics.json").read_text())
     assert metrics["epochs"] == 1 and torch.isfinite(torch.tensor(metrics["train_loss"]))
+    assert metrics["averaged_validations"] == 2 and metrics["average_val_bleu"] >= 0
     assert load_model(paths.out).model.params.arch == model.get("arch", "rnn")
 
 
@@ -565,11 +569,23 @@ def test_distributed_validation_equals_one_process(trained_model, tmp_path):
     ({"model": {"attention": "dot", "bidirectional": True}}, "train_seq2seq.model.attention: dot attention"),
     ({"trainer": {"budget_minutes": 5}}, "train_seq2seq.optim.schedule: trainer.budget_minutes needs the linear"),
 ])
-def test_stage_rejects_bad_params_in_one_line_without_outputs(paths, tmp_path, section, message):
+def test_stage_rejects_bad_params_in_one_line_without_outputs(paths, tmp_path, section, message, monkeypatch,
+                                                              capsys):
+    # In this process (its imports are already loaded): the stage's own entry point as a process of its
+    # own fails in one line in test_unreachable_tracking_server_fails_the_stage_in_seconds_in_one_line.
+    from attention_lab.errors import run_main
+    from pipeline import train_seq2seq as stage
+
     params = tmp_path / "params.yaml"
     params.write_text(json.dumps({"train_seq2seq": section, "mlflow": {"enabled": False}}))
-    result = run_stage(paths, params, timeout=120)
-    assert result.returncode == 2 and result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
+    monkeypatch.setattr(sys, "argv", ["train_seq2seq", "--params", str(params), "--data", str(paths.data),
+                                      "--tokenizer", str(paths.tokenizer), "--out", str(paths.out), "--reports",
+                                      str(paths.reports)])
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        run_main(stage.main)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and message in err, err
     assert not paths.out.exists() and not paths.reports.exists()
 
 
