@@ -4,10 +4,10 @@ optimizer, logged metrics.
 Logged: `train/loss` and `train/nll` (every `trainer.log_every_n_steps` steps, when the logger
 records them), and after every validation `train/mean_loss`, `train/mean_nll` and
 `train/tokens_per_s` (d2l's throughput: non-padding target tokens per second of training), over the
-training since the previous validation. `loss` is what is trained (label-smoothed when
-`optim.label_smoothing` > 0), `nll` the negative log-likelihood, the quantity `val/loss` measures;
-`val/loss`, `val/ppl` and `val/bleu` (greedy, through the same `Translator` as `evaluate`;
-sacrebleu's corpus BLEU, 0-100).
+training since the previous validation, and `val/loss`, `val/ppl` and `val/bleu` (greedy, through
+the same `Translator` as `evaluate`; sacrebleu's corpus BLEU, 0-100). `loss` is what is trained
+(label-smoothed when `optim.label_smoothing` > 0), `nll` the negative log-likelihood, which is what
+`val/loss` measures: the two compare.
 """
 
 from __future__ import annotations
