@@ -22,7 +22,8 @@ def collect() -> dict[str, Any]:
     """This process's generators' states, as types a `weights_only` load reads back."""
     name, keys, position, has_gauss, gauss = np.random.get_state()
     return {"torch": torch.get_rng_state(),
-            "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+            # A process that never used CUDA has drawn nothing there (and reading would start CUDA on every GPU).
+            "cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_initialized() else [],
             "numpy": (name, torch.from_numpy(keys.astype(np.int64)), position, has_gauss, gauss),
             "python": random.getstate()}
 
