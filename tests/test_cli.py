@@ -71,7 +71,12 @@ def test_translates_sentences_from_arguments(trained_model, expected, capsys):
     assert code == 0, err
     assert out.splitlines() == expected(SENTENCES) and out.endswith("\n")
     assert all(line.strip() for line in out.splitlines())
-    assert "outside the vocabulary" not in err  # subword mode (the tiny corpus' train split has no "G": carried)
+    # Subword mode: no word is outside the vocabulary, but the tiny corpus' train split has no "G", which is carried.
+    assert any(line.startswith("note: line 3: characters the model cannot read") and line.endswith(": G")
+               for line in err.splitlines()), err
+    assert all(line.startswith("note: line ") and "carried" in line for line in err.splitlines()), err
+    quiet = cli(capsys, "translate", "--model", trained_model, "--device", "cpu", "--quiet", *SENTENCES)
+    assert quiet == (0, out, "")
 
 
 def test_search_options_reach_the_translator(trained_model, expected, capsys):

@@ -7,7 +7,7 @@ from attention_lab.data.special_tokens import PAD_ID, RESERVED
 from attention_lab.data.word_vocab import Vocab
 from attention_lab.data.tokenizer import Tokenizer, TokenizerParams, WordCodec
 from attention_lab.inference.model_file import load_model, save_model
-from attention_lab.model.loss import token_loss
+from attention_lab.model.loss import token_loss, token_losses
 from attention_lab.model.seq2seq import ModelParams, Seq2Seq
 
 SRC_V, TGT_V = 11, 13
@@ -33,6 +33,23 @@ def batch(lengths=(7, 5, 3), tgt_len=5, seed=1):
         src[row, n:] = PAD_ID
     tgt = torch.randint(4, TGT_V, (len(lengths), tgt_len), generator=g)
     return src, torch.tensor(lengths), tgt
+
+
+def test_the_loss_trained_on_is_label_smoothed_and_the_nll_is_not():
+    g = torch.Generator().manual_seed(0)
+    logits = torch.randn(3, 5, TGT_V, generator=g, requires_grad=True)  # (B, T, V)
+    targets = torch.randint(len(RESERVED), TGT_V, (3, 5), generator=g)
+    targets[1, 3:] = targets[2, 1:] = PAD_ID  # unequal lengths
+    plain = torch.nn.functional.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=PAD_ID)
+    loss, nll = token_losses(logits, targets, 0.1)
+    assert torch.equal(nll, plain)  # what validation measures
+    torch.testing.assert_close(loss, torch.nn.functional.cross_entropy(
+        logits.flatten(0, 1), targets.flatten(), ignore_index=PAD_ID, label_smoothing=0.1))
+    assert loss.item() != pytest.approx(nll.item(), rel=1e-3)
+    loss.backward()  # the smoothed loss is the one trained
+    assert logits.grad is not None
+    unsmoothed, same = token_losses(logits, targets)
+    assert unsmoothed is same and torch.equal(unsmoothed, plain) and torch.equal(token_loss(logits, targets), plain)
 
 
 @pytest.mark.parametrize("decoder, attention, rnn, bidirectional", COMBOS)

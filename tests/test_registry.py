@@ -51,7 +51,8 @@ def logged(store: Path, trained_model: Path) -> tuple[str, str]:
 def expected(trained_model: Path) -> dict[int, list[str]]:
     """What the translator itself says, by beam size."""
     translator = Translator.load(trained_model, "cpu")
-    return {k: [t.text for t in translator.translate(SENTENCES, SearchParams(beam_size=k))] for k in (1, 4)}
+    by_beam = {k: [t.text for t in translator.translate(SENTENCES, SearchParams(beam_size=k))] for k in (1, 3, 4)}
+    return by_beam | {"options": [t.text for t in translator.translate(SENTENCES, SearchParams(**OPTIONS))]}
 
 
 def answer(texts: list[str]) -> list[dict]:
@@ -83,15 +84,21 @@ def test_the_logged_model_records_its_run_corpus_signature_and_files(store, logg
     assert any(line.startswith("torch==") for line in (local / "requirements.txt").read_text().splitlines())
 
 
+# Every search option a request may send, none at its default; min_len_ratio makes outputs longer.
+OPTIONS = {"beam_size": 3, "length_penalty": 0.6, "coverage_penalty": 0.4, "min_len_ratio": 2.0, "keep_live": True,
+           "max_len_ratio": 3.0, "split_sentences": False, "copy_numbers": False}
+
 LOAD = textwrap.dedent("""
     import json, sys
     import mlflow, pandas as pd
     sentences = pd.DataFrame({"text": json.loads(sys.argv[1])})
-    for uri in sys.argv[2:]:
+    options = json.loads(sys.argv[2])
+    for uri in sys.argv[3:]:
         model = mlflow.pyfunc.load_model(uri)
         import attention_lab
         print(json.dumps({"beam": model.predict(sentences).to_dict("records"),
                           "greedy": model.predict(sentences, params={"beam_size": 1}).to_dict("records"),
+                          "options": model.predict(sentences, params=options).to_dict("records"),
                           "package": attention_lab.__file__}))
 """)
 
@@ -99,13 +106,17 @@ LOAD = textwrap.dedent("""
 def test_the_logged_model_translates_in_a_fresh_process(logged, expected, tmp_path):
     run_id, model_id = logged
     uris = [f"models:/{model_id}", f"runs:/{run_id}/{registry.LOGGED_NAME}"]
-    result = subprocess.run([sys.executable, "-c", LOAD, json.dumps(SENTENCES), *uris], cwd=tmp_path,
-                            env=os.environ.copy(), capture_output=True, text=True, timeout=180)
+    result = subprocess.run([sys.executable, "-c", LOAD, json.dumps(SENTENCES), json.dumps(OPTIONS), *uris],
+                            cwd=tmp_path, env=os.environ.copy(), capture_output=True, text=True, timeout=180)
     assert result.returncode == 0, result.stderr[-3000:]
     outputs = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
     assert len(outputs) == len(uris)
     for out in outputs:
         assert out["beam"] == answer(expected[4]) and out["greedy"] == answer(expected[1])
+        # The options pass MLflow's signature and reach the search: the translator's own output with
+        # them, longer than without (min_len_ratio).
+        assert out["options"] == answer(expected["options"])
+        assert all(len(with_["translation"]) > len(without) for with_, without in zip(out["options"], expected[3]))
         assert all(isinstance(row["translation"], str) and row["translation"] for row in out["beam"])
         # It ran the package copy logged with the model, not whatever is installed now.
         assert f"{os.sep}code{os.sep}attention_lab{os.sep}" in out["package"]
@@ -265,6 +276,20 @@ def test_a_request_over_the_piece_cap_is_refused_before_any_search(served, monke
                         lambda *a, **k: pytest.fail("the search ran before the request's size was checked"))
     with pytest.raises(MlflowException, match=rf"^2 rows of {pieces} source pieces in all, over the {pieces - 1} "):
         served.predict(None, pd.DataFrame({served_model.TEXT: SENTENCES}))
+
+
+def test_every_search_option_of_a_request_reaches_the_search(served, monkeypatch):
+    import pandas as pd
+
+    assert set(OPTIONS) == set(served_model.REQUEST_PARAMS)
+    seen = []
+    real = served.translator.translate
+    monkeypatch.setattr(served.translator, "translate", lambda sentences, search, *args: seen.append(search) or
+                        real(sentences, search, *args))
+    for name, value in OPTIONS.items():
+        served.predict(None, pd.DataFrame({served_model.TEXT: SENTENCES}), {name: value})
+        assert getattr(seen[-1], name) == value != getattr(SearchParams(), name), name
+        assert dataclasses.replace(seen[-1], **{name: getattr(SearchParams(), name)}) == SearchParams(), name
 
 
 def test_blank_rows_answer_blank_and_rows_keep_their_numbers(served):

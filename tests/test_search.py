@@ -18,7 +18,14 @@ import torch
 
 from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID, UNK_ID
 from attention_lab.inference.search import beam_search, greedy_search, run_search
-from attention_lab.inference.search_steps import SearchTimeout, length_penalty, next_candidates, output_limits
+from attention_lab.inference.search_steps import (
+    SearchTimeout,
+    coverage_penalty,
+    length_penalty,
+    next_candidates,
+    output_limits,
+    source_words,
+)
 from attention_lab.model.seq2seq import ModelParams, build_model
 from attention_lab.model.transformer import TransformerParams
 
@@ -277,7 +284,8 @@ def coverage_score(model, src_row, n, seq, beta) -> float:
     """GNMT's coverage penalty of `seq` (Wu et al. 2016, §7), from its teacher-forced attention
     averaged over the maps, summed over the steps; floored at 1e-10 as the search does."""
     received = forced_attention(model, src_row, n, seq).mean(dim=1).sum(dim=0)  # (S,)
-    return beta * received.clamp(min=1e-10, max=1.0).log().sum().item()
+    words = received[: n - 1]  # the source's last position is its <eos>, which is no word to cover
+    return beta * words.clamp(min=1e-10, max=1.0).log().sum().item()
 
 
 def exhaustive_best(model, src_row, n, limit, alpha, beta=0.0, min_len_ratio=0.0, tokens=allowed()):
@@ -326,6 +334,19 @@ def test_the_coverage_penalty_picks_outputs_that_read_more_of_the_source(decoder
     assert any(changed)
     assert all(torch.equal(getattr(plain, f), getattr(run_search(model, src, src_len, LIMITS, width, 0.6), f))
                for f in plain._fields)  # beta 0 is the search without the option
+
+
+def test_the_coverage_penalty_counts_the_source_words_not_its_eos_nor_padding():
+    src_len = torch.tensor([5, 2, 4])  # each source's last position is its <eos>
+    words = source_words(src_len, 5)  # (N, S)
+    coverage = torch.rand(3, 5, generator=torch.Generator().manual_seed(0)) * 0.8  # (N, S), every word short of 1
+    assert words.sum(dim=1).tolist() == [4, 1, 3]
+    penalty = coverage_penalty(coverage, words, 1.0)
+    for on_ends in (0.0, 3.0):  # no attention on <eos> (and <pad>), or much
+        assert torch.equal(coverage_penalty(coverage.masked_fill(~words, on_ends), words, 1.0), penalty)
+    more = coverage.clone()
+    more[1, 0] = 1.0  # a word read whole: less penalty
+    assert (coverage_penalty(more, words, 1.0) > penalty).tolist() == [False, True, False]
 
 
 @pytest.mark.parametrize("beam", [1, 3])

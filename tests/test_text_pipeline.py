@@ -1,6 +1,7 @@
 """One text pipeline: a sentence gets the same ids and the same output text in training,
 evaluation and the command line, and translating loads nothing of the training stack."""
 
+import json
 import subprocess
 import sys
 
@@ -156,6 +157,41 @@ def test_the_same_output_for_a_test_sentence(stages, capsys):
     assert rows.loc[rows["source"] == sentence, "hypothesis"].item() == expected
     assert cli_lines(capsys, "--model", stages["model"], "--device", "cpu", "--beam", "3", "--length-penalty", "0",
                      sentence) == [expected]
+
+
+# Every search option, none at its default.
+OPTIONS = {"beam_size": 3, "length_penalty": 0.6, "coverage_penalty": 0.4, "min_len_ratio": 1.5, "keep_live": True,
+           "max_len_ratio": 3.0}
+
+
+def test_the_search_params_of_evaluate_and_heatmaps_reach_the_search(stages, tmp_path, monkeypatch):
+    from attention_lab.config import load_section
+    from attention_lab.evaluation.heatmaps import HeatmapParams, attention_figures
+    from attention_lab.inference import translator as translator_module
+
+    params = tmp_path / "params.yaml"
+    params.write_text(json.dumps({"evaluate": {"search": OPTIONS, "max_sentences": 3},
+                                  "heatmaps": {"search": OPTIONS, "sentences": ["I see the cat."]}}))
+    calls = []
+    real = translator_module.run_search
+
+    def spy(model, src, src_len, limits, beam_size=1, alpha=0.0, **options):
+        calls.append({"beam_size": beam_size, "length_penalty": alpha, "coverage_penalty": options["coverage"],
+                      "min_len_ratio": options["min_len_ratio"], "keep_live": options["keep_live"],
+                      "max_len_ratio": (limits.double() / src_len.double()).max().item()})
+        return real(model, src, src_len, limits, beam_size, alpha, **options)
+
+    monkeypatch.setattr(translator_module, "run_search", spy)
+    translator = Translator.load(stages["model"], "cpu")
+    score_test_split(translator, load_split(stages["data"], "test"), load_section(params, "evaluate", EvaluateParams))
+    heatmaps = load_section(params, "heatmaps", HeatmapParams)
+    attention_figures(translator, heatmaps.sentences, heatmaps.search)
+    beam = [call for call in calls if call["beam_size"] == OPTIONS["beam_size"]]
+    assert len(beam) >= 2 and len(calls) >= 4  # each stage also decodes greedily
+    for call in beam:
+        assert call == OPTIONS  # limits: ceil(3 × source length), 3 × an integer
+    greedy = [call for call in calls if call["beam_size"] == 1]
+    assert all(call["min_len_ratio"] == OPTIONS["min_len_ratio"] for call in greedy)
 
 
 def test_evaluate_refuses_a_source_over_the_limit_as_the_cli_does(stages):

@@ -1,5 +1,6 @@
 import dataclasses
 import json
+import math
 import os
 import re
 import subprocess
@@ -18,6 +19,7 @@ from mlflow import MlflowClient
 from servers import free_port, serving
 
 from attention_lab.config import ConfigError, from_mapping
+from attention_lab.data.batching import TokenBatchSampler
 from attention_lab.data.splits import SplitParams
 from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer, TokenizerParams
 from attention_lab.inference.model_file import load_model
@@ -25,18 +27,23 @@ from attention_lab.tracking.run import Run
 from attention_lab.tracking.run_file import read_run_file
 from attention_lab.tracking.store import MlflowParams, TrackingError, redact
 from attention_lab.training import module as training_module
+from attention_lab.training.averaging import LastWeights
 from attention_lab.training.datamodule import DataParams, TranslationDataModule
 from attention_lab.training.module import DivergedError
 from attention_lab.training.paths import TrainPaths, prepare_data
 from attention_lab.training.resume import ResumeState, Start, fingerprint
 from attention_lab.training.params import Seq2SeqParams
 from attention_lab.training.run import train_seq2seq
+from attention_lab.training.steps import loss_figure
 
 TINY = {"data": {"batch_size": 16, "batch_tokens": 300, "val_bleu_size": 12},
         "model": {"embed_size": 16, "hidden_size": 16, "num_layers": 1, "dropout": 0.0},
         "optim": {"lr": 0.01},
         "trainer": {"accelerator": "cpu", "max_epochs": 2, "progress_bar": False, "log_every_n_steps": 2}}
-HISTORY_VALUES = ("epoch", "step", "train_loss", "val_loss", "val_bleu", "lr")  # not timings
+# The defaults' randomness: dropout draws masks, concatenation joins pairs, averaging keeps weights.
+RANDOMNESS = {"model": {"dropout": 0.2, "io_dropout": 0.2}, "data": {"concat_fraction": 0.1},
+              "trainer": {"average_last": 4}}
+HISTORY_VALUES = ("epoch", "step", "train_loss", "train_nll", "val_loss", "val_bleu", "lr")  # not timings
 TIMINGS = ("minutes", "tokens_per_s", "train_seconds")  # the metrics a rerun cannot repeat
 
 
@@ -85,11 +92,11 @@ def train_with(paths, params, callbacks, monkeypatch, mlflow=MlflowParams()):
 
 def test_training_writes_model_reports_and_one_mlflow_run_with_every_param(paths):
     before = {r.info.run_id for r in runs()}
-    metrics = train_seq2seq(tiny_params(), MlflowParams(), paths)
+    metrics = train_seq2seq(tiny_params(optim={"label_smoothing": 0.1}), MlflowParams(), paths)
     assert metrics["epochs"] == 2 and metrics["tokens_per_s"] > 0 and metrics["updates"] > 16
     lines = (paths.reports / "history.csv").read_text().splitlines()
-    assert lines[0] == ("step,minutes,epoch,planned_steps,train_loss,val_loss,val_ppl,val_bleu,tokens_per_s,lr,"
-                        "train_seconds")
+    assert lines[0] == ("step,minutes,epoch,planned_steps,train_loss,train_nll,val_loss,val_ppl,val_bleu,tokens_per_s,"
+                        "lr,train_seconds")
     rows = history(paths)
     assert len(rows) == metrics["validations"] == 16 and rows[-1]["step"] == str(metrics["updates"])
     loaded = load_model(paths.out / "model.pt")
@@ -99,15 +106,16 @@ def test_training_writes_model_reports_and_one_mlflow_run_with_every_param(paths
     run = new[0]
     assert json.loads((paths.out / "mlflow_run.json").read_text())["run_id"] == run.info.run_id
     assert run.info.status == "FINISHED"
-    assert {"train/loss", "val/bleu", "val/loss", "val/ppl", "train/tokens_per_s"} <= set(run.data.metrics)
+    assert {"train/loss", "train/nll", "val/bleu", "val/loss", "val/ppl", "train/tokens_per_s"} <= set(run.data.metrics)
     # Step losses are logged every `log_every_n_steps` (2) updates, each once, as train_loss.csv has them.
     loss_steps = [m.step for m in MlflowClient().get_metric_history(run.info.run_id, "train/loss")]
     assert sorted(loss_steps) == list(range(2, metrics["updates"] + 1, 2))
     losses = (paths.reports / "train_loss.csv").read_text().splitlines()
-    assert losses[0] == "step,minutes,loss,lr"
+    assert losses[0] == "step,minutes,loss,nll,lr"
     assert [int(line.split(",")[0]) for line in losses[1:]] == sorted(loss_steps)
     # Every validation is a point of MLflow's curves, at the step of its history row.
-    for metric, column in (("val/bleu", "val_bleu"), ("val/loss", "val_loss"), ("train/mean_loss", "train_loss")):
+    for metric, column in (("val/bleu", "val_bleu"), ("val/loss", "val_loss"), ("train/mean_loss", "train_loss"),
+                           ("train/mean_nll", "train_nll")):
         points = sorted((m.step, m.value) for m in MlflowClient().get_metric_history(run.info.run_id, metric))
         assert [s for s, _ in points] == [int(r["step"]) for r in rows]
         assert [v for _, v in points] == pytest.approx([float(r[column]) for r in rows], rel=1e-6)
@@ -116,34 +124,78 @@ def test_training_writes_model_reports_and_one_mlflow_run_with_every_param(paths
     assert params["split.valid_fraction"] == "0.1" and params["train_tokenizer.kind"] == "subword"
     assert params["train_tokenizer.subword.size"] == str(TINY_VOCAB["subword"]["size"])
     assert {"git_commit", "stage", "corpus_md5"} <= set(run.data.tags)
+    # With label smoothing the loss trained on is not the NLL, which validation's loss is.
+    assert all(row["train_loss"] != row["train_nll"] for row in rows)
+    steps = pd.read_csv(paths.reports / "train_loss.csv")
+    assert (steps["loss"] != steps["nll"]).all()
+    # The run's loss chart: the NLLs, training's and validation's, on one axis; the loss trained on on its own.
+    assert "figures/loss.png" in {a.path for a in MlflowClient().list_artifacts(run.info.run_id, "figures")}
+    nlls, smoothed = loss_figure(paths.reports).axes
+    frame = pd.read_csv(paths.reports / "history.csv")
+    assert [list(line.get_ydata()) for line in nlls.lines] == [list(steps["nll"]), list(frame["train_nll"]),
+                                                               list(frame["val_loss"])]
+    assert [list(line.get_ydata()) for line in smoothed.lines] == [list(steps["loss"]), list(frame["train_loss"])]
+    # The logged model carries the kept model's scores.
+    model_metrics = {k: v for k, v in run.data.metrics.items() if k.startswith("model/")}
+    assert model_metrics == pytest.approx({f"model/{k}": metrics[k] for k in ("val_loss", "val_ppl", "val_bleu")})
     config = MlflowClient().download_artifacts(run.info.run_id, "config/train_seq2seq.json")
     assert json.loads(Path(config).read_text())["train_seq2seq"]["model"]["hidden_size"] == 16
     assert not paths.checkpoints.exists()  # a finished run keeps no resume state
 
 
-def trained_weights_and_metrics(paths: TrainPaths, params: Seq2SeqParams) -> tuple[dict, dict, str, str]:
-    """(model.pt's tensors, metrics.json without timings, history.csv, train_loss.csv) of a run."""
-    metrics = train_seq2seq(params, MlflowParams(enabled=False), paths)
-    weights = torch.load(paths.out / "model.pt", weights_only=True)["state_dict"]
-    untimed = {k: v for k, v in metrics.items() if k not in TIMINGS}
-    curves = [pd.read_csv(paths.reports / name).drop(columns=list(TIMINGS), errors="ignore").to_csv()
+def test_the_dvc_loss_chart_compares_negative_log_likelihoods_and_the_loss_trained_on_has_its_own():
+    import yaml
+
+    charts = {title: spec["y"] for plot in yaml.safe_load((REPO / "dvc.yaml").read_text())["plots"]
+              if isinstance(plot, dict) for title, spec in plot.items()}
+    columns = {title: {(path, column) for path, names in y.items()
+                       for column in ([names] if isinstance(names, str) else names)} for title, y in charts.items()}
+    history, steps = "reports/seq2seq/history.csv", "reports/seq2seq/train_loss.csv"
+    assert columns["Loss"] == {(steps, "nll"), (history, "train_nll"), (history, "val_loss")}
+    smoothed = [title for title, found in columns.items() if (steps, "loss") in found]
+    assert len(smoothed) == 1 and columns[smoothed[0]] == {(steps, "loss"), (history, "train_loss")}
+
+
+def stage_process(paths: TrainPaths, params: dict, root: Path) -> subprocess.Popen:
+    """The train_seq2seq stage in a process of its own (its own hash seed and interpreter state),
+    writing under `root`."""
+    root.mkdir()
+    (root / "params.yaml").write_text(json.dumps({"train_seq2seq": params, "mlflow": {"enabled": False}}))
+    return subprocess.Popen(
+        [sys.executable, "-m", "pipeline.train_seq2seq", "--params", str(root / "params.yaml"), "--data",
+         str(paths.data), "--tokenizer", str(paths.tokenizer), "--out", str(root / "model"), "--reports",
+         str(root / "reports")],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1"})
+
+
+def stage_outputs(root: Path) -> tuple[dict, dict, str, str]:
+    """(model.pt's tensors as bytes, metrics.json without timings, history.csv, train_loss.csv)."""
+    weights = torch.load(root / "model" / "model.pt", weights_only=True)["state_dict"]
+    metrics = json.loads((root / "reports" / "metrics.json").read_text())
+    curves = [pd.read_csv(root / "reports" / name).drop(columns=list(TIMINGS), errors="ignore").to_csv()
               for name in ("history.csv", "train_loss.csv")]
-    return weights, untimed, *curves
+    return ({k: (v.dtype, v.shape, v.numpy().tobytes()) for k, v in weights.items()},
+            {k: v for k, v in metrics.items() if k not in TIMINGS}, *curves)
 
 
-def test_an_exact_update_budget_trains_the_same_model_to_the_bit_and_another_seed_does_not(paths):
-    budget = tiny_params(trainer={"budget_updates": 37, "max_epochs": 1},  # max_epochs is not what stops it
-                         optim={"schedule": "linear", "warmup_steps": 5})
-    first = trained_weights_and_metrics(paths, budget)
-    again = trained_weights_and_metrics(paths, budget)
-    assert first[1]["updates"] == 37 and first[1]["validations"] == budget.trainer.validations
+def test_an_exact_update_budget_trains_the_same_model_to_the_bit_in_separate_processes_and_another_seed_does_not(
+        paths, tmp_path):
+    # The defaults' randomness on (dropout, concatenation, averaging); max_epochs is not what stops it.
+    budget = {name: {**section, **RANDOMNESS.get(name, {})} for name, section in TINY.items()}
+    budget["trainer"] |= {"budget_updates": 37, "max_epochs": 1}
+    budget["optim"] |= {"schedule": "linear", "warmup_steps": 5}
+    runs_ = {name: stage_process(paths, {**budget, "seed": seed}, tmp_path / name)
+             for name, seed in (("first", 0), ("again", 0), ("other", 1))}
+    for process in runs_.values():
+        _, err = process.communicate(timeout=600)
+        assert process.returncode == 0, err[-3000:]
+    first, again, other = (stage_outputs(tmp_path / name) for name in runs_)
+    assert first[1]["updates"] == 37 and first[1]["validations"] == 16
     # The schedule planned over exactly 37: warm-up 5, then 32 equal steps down, the last at 1/32 of the peak.
-    assert first[1]["final_lr"] == pytest.approx(budget.optim.lr / 32)
-    assert first[0].keys() == again[0].keys()
-    assert all(torch.equal(first[0][k], again[0][k]) for k in first[0])  # every tensor, bit for bit
-    assert first[1:] == again[1:]  # the same metrics and curves, timings aside
-    other = trained_weights_and_metrics(paths, dataclasses.replace(budget, seed=1))
-    assert any(not torch.equal(first[0][k], other[0][k]) for k in first[0])
+    assert first[1]["final_lr"] == pytest.approx(TINY["optim"]["lr"] / 32)
+    assert first == again  # every tensor byte for byte, the same metrics and curves, timings aside
+    assert other[0].keys() == first[0].keys() and other[0] != first[0]
     assert other[1]["updates"] == 37 and other[2] != first[2]
 
 
@@ -198,6 +250,64 @@ def test_killed_run_resumes_and_continues_the_same_history(paths, monkeypatch):
     assert json.loads((paths.out / "mlflow_run.json").read_text())["run_id"] == state["mlflow_run_id"]
 
 
+def model_weights(paths: TrainPaths) -> dict:
+    return torch.load(paths.out / "model.pt", weights_only=True)["state_dict"]
+
+
+@pytest.mark.parametrize("randomness, validations", [({}, 4), (RANDOMNESS, 4), (RANDOMNESS, 2)],
+                         ids=["plain", "dropout-concat-averaging", "at-the-first-epochs-end"])
+def test_a_run_killed_at_its_first_validation_resumes_to_the_same_steps_validations_and_weights(
+        paths, monkeypatch, randomness, validations):
+    params = tiny_params(**{**randomness, "trainer": {"max_epochs": 2, "validations": validations,
+                                                      **randomness.get("trainer", {})}})
+    off = MlflowParams(enabled=False)
+    metrics = train_seq2seq(params, off, paths)
+    uninterrupted, weights = history(paths), model_weights(paths)
+    datamodule = TranslationDataModule(paths.data, Tokenizer.load(paths.tokenizer / TOKENIZER_FILE), params.data,
+                                       params.seed)
+    datamodule.setup("fit")
+    per_epoch = datamodule.steps_per_epoch(2)
+    assert metrics["updates"] == sum(per_epoch)  # every batch of every epoch
+    assert all(row["train_nll"] == row["train_loss"] for row in uninterrupted)  # no label smoothing
+    first = int(uninterrupted[0]["step"])
+    assert uninterrupted[0]["epoch"] == "1"
+    assert first < per_epoch[0] if validations == 4 else first == per_epoch[0]  # inside the first epoch, or its end
+    with pytest.raises(Interrupt):  # right after the first validation wrote its checkpoint
+        train_with(paths, params, [interrupt_at_step(first)], monkeypatch, off)
+    assert torch.load(paths.checkpoints / "last.ckpt", weights_only=True)["global_step"] == first
+    counter = StepCounter()
+    resumed = train_with(paths, params, [counter], monkeypatch, off)
+    assert counter.steps == metrics["updates"] - first  # the rest of the run, not one batch again
+    assert history(paths) == uninterrupted  # the same validation steps, losses, scores and rates
+    assert {k: v for k, v in resumed.items() if k not in TIMINGS} == {
+        k: v for k, v in metrics.items() if k not in TIMINGS}
+    resumed_weights = model_weights(paths)
+    assert all(torch.equal(weights[k], resumed_weights[k]) for k in weights)
+
+
+def test_every_epoch_trains_all_its_batches_when_it_packs_into_more_than_the_first(paths, monkeypatch):
+    real = TokenBatchSampler._make
+
+    def uneven(self) -> list[list[int]]:  # what other pools can do: the second epoch has three batches more
+        batches = real(self)
+        if self.epoch != 1:
+            return batches
+        return [half for batch in batches[:3] for half in (batch[: len(batch) // 2], batch[len(batch) // 2 :])] + \
+            batches[3:]
+
+    monkeypatch.setattr(TokenBatchSampler, "_make", uneven)
+    params = tiny_params(trainer={"max_epochs": 3, "validations": 3})
+    datamodule = TranslationDataModule(paths.data, Tokenizer.load(paths.tokenizer / TOKENIZER_FILE), params.data,
+                                       params.seed)
+    datamodule.setup("fit")
+    per_epoch = datamodule.steps_per_epoch(3)
+    assert per_epoch[1] == per_epoch[0] + 3 == per_epoch[2] + 3
+    counter = StepCounter()
+    metrics = train_with(paths, params, [counter], monkeypatch, MlflowParams(enabled=False))
+    assert counter.steps == metrics["updates"] == sum(per_epoch)
+    assert [int(row["step"]) for row in history(paths)][-1] == sum(per_epoch)  # the planned last validation
+
+
 def test_a_code_change_starts_fresh(paths, monkeypatch, tmp_path):
     package = tmp_path / "package"
     package.mkdir()
@@ -217,15 +327,15 @@ def test_a_code_change_starts_fresh(paths, monkeypatch, tmp_path):
 
 
 def test_nonfinite_loss_stops_with_clear_error_and_leaves_nothing(paths, monkeypatch):
-    real = training_module.token_loss
+    real = training_module.token_losses
     calls = []
 
     def poisoned(logits, targets, label_smoothing=0.0):
-        calls.extend([1] if torch.is_grad_enabled() else [])  # count training steps only
-        loss = real(logits, targets, label_smoothing)
-        return loss * float("nan") if len(calls) == 4 else loss
+        calls.append(1)
+        loss, nll = real(logits, targets, label_smoothing)
+        return (loss * float("nan"), nll) if len(calls) == 4 else (loss, nll)
 
-    monkeypatch.setattr(training_module, "token_loss", poisoned)
+    monkeypatch.setattr(training_module, "token_losses", poisoned)
     before = {r.info.run_id for r in runs()}
     with pytest.raises(DivergedError, match="non-finite training loss at epoch 0, step 3"):
         train_seq2seq(tiny_params(), MlflowParams(), paths)
@@ -337,7 +447,7 @@ def test_steps_per_epoch_are_the_train_loaders_batches_on_every_rank(paths):
     datamodule.setup("fit")
     for world_size in (1, 2):
         for rank in range(world_size):
-            datamodule.trainer = SimpleNamespace(world_size=world_size, global_rank=rank,
+            datamodule.trainer = SimpleNamespace(world_size=world_size, global_rank=rank, current_epoch=0,
                                                  fit_loop=SimpleNamespace(restarting=False))
             loader = datamodule.train_dataloader()
             batches = []
@@ -395,7 +505,8 @@ def run_stage(paths: TrainPaths, params: Path, timeout=300, env=None) -> subproc
 @pytest.mark.parametrize("model", [TINY["model"], TINY_TRANSFORMER], ids=["rnn", "transformer"])
 def test_ddp_on_two_cpu_processes_writes_everything_once(paths, tmp_path, model):
     params = tmp_path / "params.yaml"
-    trainer = {**TINY["trainer"], "max_epochs": 1, "devices": 2, "strategy": "ddp"}
+    # Averaging's scoring is a validation of every process after training.
+    trainer = {**TINY["trainer"], "max_epochs": 1, "devices": 2, "strategy": "ddp", "average_last": 2}
     params.write_text(json.dumps({"train_seq2seq": {**TINY, "model": model, "trainer": trainer},
                                   "mlflow": {"experiment": f"ddp-{model.get('arch', 'rnn')}"}}))
     result = run_stage(paths, params)
@@ -405,6 +516,7 @@ def test_ddp_on_two_cpu_processes_writes_everything_once(paths, tmp_path, model)
     assert len(runs(f"ddp-{model.get('arch', 'rnn')}")) == 1
     metrics = json.loads((paths.reports / "metrics.json").read_text())
     assert metrics["epochs"] == 1 and torch.isfinite(torch.tensor(metrics["train_loss"]))
+    assert metrics["averaged_validations"] == 2 and metrics["average_val_bleu"] >= 0
     assert load_model(paths.out).model.params.arch == model.get("arch", "rnn")
 
 
@@ -412,6 +524,7 @@ VALIDATE = """
 import json, sys
 import pytorch_lightning as pl
 import torch
+from attention_lab.training.averaging import LastWeights
 from attention_lab.training.datamodule import DataParams, TranslationDataModule
 from attention_lab.inference.model_file import load_model
 from attention_lab.training.module import OptimParams, Seq2SeqModule
@@ -456,11 +569,23 @@ def test_distributed_validation_equals_one_process(trained_model, tmp_path):
     ({"model": {"attention": "dot", "bidirectional": True}}, "train_seq2seq.model.attention: dot attention"),
     ({"trainer": {"budget_minutes": 5}}, "train_seq2seq.optim.schedule: trainer.budget_minutes needs the linear"),
 ])
-def test_stage_rejects_bad_params_in_one_line_without_outputs(paths, tmp_path, section, message):
+def test_stage_rejects_bad_params_in_one_line_without_outputs(paths, tmp_path, section, message, monkeypatch,
+                                                              capsys):
+    # In this process (its imports are already loaded): the stage's own entry point as a process of its
+    # own fails in one line in test_unreachable_tracking_server_fails_the_stage_in_seconds_in_one_line.
+    from attention_lab.errors import run_main
+    from pipeline import train_seq2seq as stage
+
     params = tmp_path / "params.yaml"
     params.write_text(json.dumps({"train_seq2seq": section, "mlflow": {"enabled": False}}))
-    result = run_stage(paths, params, timeout=120)
-    assert result.returncode == 2 and result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
+    monkeypatch.setattr(sys, "argv", ["train_seq2seq", "--params", str(params), "--data", str(paths.data),
+                                      "--tokenizer", str(paths.tokenizer), "--out", str(paths.out), "--reports",
+                                      str(paths.reports)])
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        run_main(stage.main)
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.count("\n") == 1 and message in err, err
     assert not paths.out.exists() and not paths.reports.exists()
 
 
@@ -495,23 +620,56 @@ class WeightsAtValidations(pl.Callback):
             self.weights.append({k: v.detach().clone() for k, v in pl_module.model.state_dict().items()})
 
 
-@pytest.mark.parametrize("average_scores", [100.0, -1.0])
-def test_averaging_makes_the_model_the_last_validations_mean_only_when_it_scores_at_least_the_best(
-        paths, monkeypatch, average_scores):
-    from attention_lab.training import steps
+def test_last_weights_keeps_the_last_validations_and_averages_them():
+    kept, seen = LastWeights(3), []
+    model = torch.nn.Linear(3, 2)
+    for k in range(5):
+        with torch.no_grad():
+            model.weight.normal_()
+        seen.append({name: tensor.clone() for name, tensor in model.state_dict().items()})
+        kept.on_validation_end(SimpleNamespace(sanity_checking=False), SimpleNamespace(model=model))
+    assert len(kept.kept) == 3
+    for name, tensor in kept.average().items():
+        torch.testing.assert_close(tensor, torch.stack([w[name] for w in seen[-3:]]).mean(dim=0))
 
-    monkeypatch.setattr(steps, "corpus_scores", lambda hyps, refs: {"bleu": average_scores})
+
+def doubled_output(weights: dict) -> dict:
+    """The same greedy outputs (logits exactly doubled), a different loss: other weights that score
+    the same BLEU."""
+    return {k: v * 2 if k.startswith("decoder.output.linear.") else v for k, v in weights.items()}
+
+
+@pytest.mark.parametrize("average", ["first validation", "best validation, output doubled"])
+def test_averaged_weights_are_scored_as_validation_and_kept_only_when_they_score_at_least_the_best(
+        paths, monkeypatch, average):
+    # The "average" is set to weights of known scores; the scoring and the decision are the run's own.
     seen = WeightsAtValidations()
+
+    def chosen(self) -> dict:
+        bleus = [float(row["val_bleu"]) for row in history(paths)]
+        return seen.weights[0] if average == "first validation" else doubled_output(
+            seen.weights[bleus.index(max(bleus))])
+
+    monkeypatch.setattr(LastWeights, "average", chosen)
     params = tiny_params(trainer={"average_last": 3, "validations": 5})
     metrics = train_with(paths, params, [seen], monkeypatch, MlflowParams(enabled=False))
-    model = torch.load(paths.out / "model.pt", weights_only=True)["state_dict"]
-    assert len(seen.weights) == 5 and metrics["averaged_validations"] == 3
-    assert metrics["average_val_bleu"] == average_scores and metrics["averaged"] == (average_scores > 0)
-    if metrics["averaged"]:
-        expected = {k: torch.stack([w[k] for w in seen.weights[-3:]]).mean(dim=0) for k in model}
-        assert not all(torch.equal(model[k], seen.weights[-1][k]) for k in model)  # not simply the last ones
-    else:
-        bleus = [float(r["val_bleu"]) for r in history(paths)]
-        expected = seen.weights[bleus.index(max(bleus))]
+    assert metrics == {k: v for k, v in json.loads((paths.reports / "metrics.json").read_text()).items()}
+    rows = pd.read_csv(paths.reports / "history.csv")
+    best = rows.loc[rows["val_bleu"].idxmax()]
+    model = model_weights(paths)
+    assert metrics["averaged_validations"] == 3
+    if average == "first validation":  # a young model: it scores as its validation did, below the best
+        first = rows.iloc[0]
+        assert metrics["average_val_bleu"] == pytest.approx(first["val_bleu"], abs=1e-6)
+        assert first["val_bleu"] < best["val_bleu"]
+        assert not metrics["averaged"]
+        expected, scores = seen.weights[int(rows["val_bleu"].idxmax())], best
+    else:  # the same outputs: a BLEU equal to the best's is kept, with its own loss
+        assert metrics["average_val_bleu"] == pytest.approx(best["val_bleu"], abs=1e-6) and metrics["averaged"]
+        expected, scores = chosen(None), {**metrics}
+        assert metrics["val_loss"] != pytest.approx(best["val_loss"], rel=1e-3)
+    for name in ("val_loss", "val_ppl", "val_bleu"):
+        assert metrics[name] == pytest.approx(scores[name], rel=1e-6), name
+    assert metrics["val_ppl"] == pytest.approx(math.exp(metrics["val_loss"]), rel=1e-6)
     for name, tensor in model.items():
-        torch.testing.assert_close(tensor, expected[name], msg=name)
+        assert torch.equal(tensor, expected[name]), name

@@ -99,3 +99,19 @@ def regression_fit(x: np.ndarray | Sequence[float], truth: Sequence[float], pred
     ax.plot(x_train, y_train, "o", alpha=0.5, label="Samples")
     ax.legend()
     return figure
+
+
+def curves(panels: Sequence[tuple[str, Mapping[str, tuple[Sequence[float], Sequence[float]]]]],
+           xlabel: str = "") -> Figure:
+    """One axis per panel, side by side: a panel is its y label and its lines, label -> (x, y),
+    each line with an x of its own."""
+    figure = Figure(figsize=(6 * len(panels), 4))
+    for ax, (ylabel, series) in zip(figure.subplots(1, len(panels), squeeze=False)[0], panels):
+        for name, (x, y) in series.items():
+            ax.plot(x, y, label=name, marker="o" if len(x) < 40 else None)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.legend()
+        ax.grid(alpha=0.3)
+    figure.tight_layout()
+    return figure

@@ -109,8 +109,10 @@ class TokenBatchSampler(Sampler[list[int]]):
         self.epoch = epoch
 
     def resume(self, epoch: int, done: int) -> None:
-        """Leave out the first `done` batches of `epoch`: a run resumed from a checkpoint taken
-        within it goes on with the batches it had not trained, as the uninterrupted run did."""
+        """Leave out the first `done` batches of `epoch` when iterating (its length stays the
+        epoch's full count, as Lightning counts the resumed epoch's batches from `done`): a run
+        resumed from a checkpoint taken within it goes on with the batches it had not trained, as
+        the uninterrupted run did."""
         self._resume = (epoch, done)
 
     def batches(self) -> list[list[int]]:
@@ -139,12 +141,9 @@ class TokenBatchSampler(Sampler[list[int]]):
         batches = [batches[i] for i in rng.permutation(len(batches))]
         return split_evenly(batches, self.num_replicas)[self.rank :: self.num_replicas]
 
-    def _left(self) -> list[list[int]]:
-        epoch, done = self._resume
-        return self.batches()[done:] if epoch == self.epoch else self.batches()
-
     def __iter__(self) -> Iterator[list[int]]:
-        yield from self._left()
+        epoch, done = self._resume
+        yield from self.batches()[done:] if epoch == self.epoch else self.batches()
 
     def __len__(self) -> int:
-        return len(self._left())
+        return len(self.batches())

@@ -36,6 +36,7 @@ from attention_lab.inference.search_steps import (
     length_penalty,
     minimum_lengths,
     next_candidates,
+    source_words,
 )
 from attention_lab.model.encoder_decoder import EncoderDecoder, sentence_rows
 
@@ -163,7 +164,7 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
     limits = limits.to(device)[expand]  # (N,)
     min_lens = minimum_lengths(src_len[expand], min_len_ratio, limits) if min_len_ratio > 0 else None  # (N,)
     if coverage > 0:
-        src_mask = (torch.arange(src.shape[1], device=device) < src_len[:, None])[expand]  # (N, S)
+        words = source_words(src_len, src.shape[1])[expand]  # (N, S)
         covered = torch.zeros(batch * width, src.shape[1], device=device)  # (N, S) attention received so far
     sums = torch.full((batch, width), float("-inf"), dtype=torch.float64, device=device)  # running log-probs
     sums[:, 0] = 0.0
@@ -189,7 +190,7 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
         ranked = candidates / length_penalty(new_lengths, alpha)[:, None]  # (N, k)
         if coverage > 0:
             new_covered = covered + weights.mean(dim=1) * (~finished)[:, None]  # (N, S)
-            ranked = ranked + coverage_penalty(new_covered, src_mask, coverage)[:, None]
+            ranked = ranked + coverage_penalty(new_covered, words, coverage)[:, None]
         top_ranked, top = ranked.view(batch, width * k).topk(taken, dim=-1)  # (B, C) among W·k, best first
         origin = row_offset + top // k  # (B, C) the row each candidate extends
         top_sums = candidates.view(batch, width * k).gather(1, top)  # (B, C)

@@ -44,12 +44,18 @@ def minimum_lengths(src_len: Tensor, ratio: float, limits: Tensor) -> Tensor:
 _COVERAGE_FLOOR = 1e-10
 
 
-def coverage_penalty(coverage: Tensor, src_mask: Tensor, beta: float) -> Tensor:
+def source_words(src_len: Tensor, width: int) -> Tensor:
+    """(N, S) mask of the source words, `<pad>` and the source's own `<eos>` (its last position)
+    left out: a translation has no word to give the end marker, so not attending to it is no gap."""
+    return torch.arange(width, device=src_len.device) < (src_len - 1)[:, None]  # (N, S)
+
+
+def coverage_penalty(coverage: Tensor, words: Tensor, beta: float) -> Tensor:
     """GNMT coverage penalty (Wu et al. 2016, §7) (N,): `beta * sum_i log(min(sum_j a_ij, 1))` over
-    the source positions i in `src_mask` (N, S), from `coverage` (N, S), the attention a_ij each
-    position received summed over the output steps j. 0 once every position got a total weight of
-    1; a hypothesis that leaves source words unread scores lower."""
-    covered = coverage.clamp(min=_COVERAGE_FLOOR, max=1.0).log().masked_fill(~src_mask, 0.0)  # (N, S)
+    the source words i in `words` (N, S) (`source_words`), from `coverage` (N, S), the attention
+    a_ij each position received summed over the output steps j. 0 once every word got a total
+    weight of 1; a hypothesis that leaves source words unread scores lower."""
+    covered = coverage.clamp(min=_COVERAGE_FLOOR, max=1.0).log().masked_fill(~words, 0.0)  # (N, S)
     return beta * covered.sum(dim=-1).double()
 
 

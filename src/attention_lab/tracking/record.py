@@ -7,7 +7,9 @@ the recording (the resume state keeps the files for it), never the trained model
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from attention_lab.tracking.run import Run
 from attention_lab.tracking.run_file import RunFile, write_run_file
@@ -15,9 +17,11 @@ from attention_lab.tracking.store import TrackingError, connect, reason, redact,
 
 
 def record_training(run_id: str | None, experiment: str, model_file: Path, config: dict[str, dict],
-                    reports: list[Path], data_dir: Path) -> RunFile:
+                    reports: list[Path], data_dir: Path, figures: Mapping[str, Any] | None = None,
+                    model_metrics: Mapping[str, float] | None = None) -> RunFile:
     """Record the finished training run `run_id` (None: tracking is off) of `experiment` and write
-    the run file beside `model_file`; `config` is logged as `config/<section>.json`. A store that
+    the run file beside `model_file`; `config` is logged as `config/<section>.json`, `figures` by
+    their artifact names, and `model_metrics` (the model's own scores) linked to the logged model. A store that
     fails makes a one-line `TrackingError` saying what was written and what was not recorded, and
     no run file."""
     if run_id is None:
@@ -33,7 +37,10 @@ def record_training(run_id: str | None, experiment: str, model_file: Path, confi
             run.log_dict({section: values}, f"config/{section}.json")
         for path in reports:
             run.log_artifact(path, "reports")
+        for name, figure in (figures or {}).items():
+            run.log_figure(figure, name)
         model_id = log_translator(run_id, model_file, data_dir)
+        run.log_metrics(model_metrics or {}, model_id=model_id)
         run.finish()  # Lightning finished it, unless the store stopped answering during training
     except Exception as exc:  # MLflow raises many unrelated types for a store that stopped answering
         raise TrackingError(

@@ -19,9 +19,11 @@ from attention_lab.training.schedule import LinearSchedule
 from attention_lab.training.validation_schedule import ValidationSchedule
 
 # One row per validation, and one per logging step of the training loss (`trainer.log_every_n_steps`).
-HISTORY_COLUMNS = ("step", "minutes", "epoch", "planned_steps", "train_loss", "val_loss", "val_ppl", "val_bleu",
-                   "tokens_per_s", "lr", "train_seconds")
-TRAIN_LOSS_COLUMNS = ("step", "minutes", "loss", "lr")
+# `train_loss` is the loss trained on (label-smoothed or not), `train_nll` the negative log-likelihood,
+# the quantity `val_loss` measures.
+HISTORY_COLUMNS = ("step", "minutes", "epoch", "planned_steps", "train_loss", "train_nll", "val_loss", "val_ppl",
+                   "val_bleu", "tokens_per_s", "lr", "train_seconds")
+TRAIN_LOSS_COLUMNS = ("step", "minutes", "loss", "nll", "lr")
 NEVER = 2**62  # a validation step no run reaches
 
 
@@ -130,7 +132,7 @@ class PlannedValidation(pl.Callback):
 
 class History(pl.Callback):
     """The learning curves, as DVC plots: `history.csv`, one row per validation (from the metrics
-    the module logged), and `train_loss.csv`, the training loss at every logging step. Both are
+    the module logged), and `train_loss.csv`, the training loss and NLL at every logging step. Both are
     rewritten at each validation and at the end, and their rows travel in checkpoints, so a
     resumed run continues the same curves. `minutes` is wall-clock time since training began
     (validation and earlier sessions of a resumed run included), as the budget counts it.
@@ -162,9 +164,8 @@ class History(pl.Callback):
         if self.schedule is None:
             self._lr = trainer.optimizers[0].param_groups[0]["lr"]
         if trainer.is_global_zero and trainer.global_step % trainer.log_every_n_steps == 0:
-            loss = outputs["loss"] if isinstance(outputs, dict) else outputs
             self.losses.append({"step": trainer.global_step, "minutes": self._minutes(),
-                                "loss": float(loss), "lr": self._last_lr()})
+                                "loss": float(outputs["loss"]), "nll": float(outputs["nll"]), "lr": self._last_lr()})
 
     def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         if trainer.sanity_checking or not trainer.is_global_zero:
@@ -174,7 +175,7 @@ class History(pl.Callback):
         self.rows.append({
             "step": trainer.global_step, "minutes": self._minutes(), "epoch": trainer.current_epoch + 1,
             "planned_steps": plan.planned_steps if plan else math.nan,
-            "train_loss": metrics.get("train/mean_loss", math.nan),
+            "train_loss": metrics.get("train/mean_loss", math.nan), "train_nll": metrics.get("train/mean_nll", math.nan),
             "val_loss": metrics["val/loss"], "val_ppl": metrics["val/ppl"], "val_bleu": metrics["val/bleu"],
             "tokens_per_s": metrics.get("train/tokens_per_s", math.nan), "lr": self._last_lr(),
             "train_seconds": metrics.get("train/seconds", math.nan)})
@@ -195,32 +196,17 @@ class History(pl.Callback):
         self.rows, self.losses = list(state_dict["rows"]), list(state_dict["losses"])
 
 
-class LastWeights(pl.Callback):
-    """The model's weights at the last `count` validations, on the CPU, and their average:
-    checkpoint averaging (Vaswani et al. 2017, §6.1; Popel and Bojar 2018, "Training Tips for the
-    Transformer Model", §4.10). Validations are spread over the run, so the last ones are the end
-    of the learning-rate decay. They travel in checkpoints: a resumed run averages the same weights."""
+class EpochLength(pl.Callback):
+    """Lightning counts the train loader's batches once, when it builds the loader, and ends every
+    epoch at that count; the token budget packs each epoch's shuffled pools into batches of their
+    own, so an epoch may have more or fewer than the first. The count is taken again at each
+    epoch's start, once the sampler knows its epoch: every epoch trains all its batches."""
 
-    def __init__(self, count: int) -> None:
-        self.count = count
-        self.kept: list[dict[str, Any]] = []
-
-    def on_validation_end(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
-        if trainer.sanity_checking:
-            return
-        weights = {k: v.detach().to("cpu", copy=True) for k, v in pl_module.model.state_dict().items()}
-        self.kept = (self.kept + [weights])[-self.count :]
-
-    def average(self) -> dict[str, Any]:
-        """The kept weights' mean (integer buffers, if any, from the last)."""
-        return {k: (torch.stack([w[k] for w in self.kept]).mean(dim=0) if last.is_floating_point() else last)
-                for k, last in self.kept[-1].items()}
-
-    def state_dict(self) -> dict[str, Any]:
-        return {"kept": self.kept}
-
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        self.kept = list(state_dict["kept"])
+    def on_train_epoch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
+        loop = trainer.fit_loop
+        loader = loop._combined_loader  # no public way to recount: Lightning's own `setup_data` sets both
+        loader.limits = [len(dl) for dl in loader.flattened]
+        loop.max_batches = max(loader.limits)  # the "max_size_cycle" loader's count, which the fit loop uses
 
 
 def write_csv(path: Path, columns: tuple[str, ...], rows: list[dict[str, float]]) -> None:

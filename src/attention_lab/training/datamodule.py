@@ -9,6 +9,7 @@ from typing import Literal
 
 import numpy as np
 import pytorch_lightning as pl
+import torch
 from torch.utils.data import DataLoader
 
 from attention_lab.config import param
@@ -133,18 +134,24 @@ class TranslationDataModule(pl.LightningDataModule):
         return min(4, (os.cpu_count() or 1) - 1) if self._on_cuda() else 0
 
     def _loader(self, items: list, sampler: TokenBatchSampler, collate) -> DataLoader:
+        # Each iterator a loader starts draws a seed from the loader's generator: given one of its
+        # own, loading never moves the global generators that dropout draws from (random_state.py).
         # Pinned batches copy to the GPU without blocking the step that queues them.
         workers = self._workers()
         return DataLoader(items, batch_sampler=sampler, collate_fn=collate, num_workers=workers,
-                          persistent_workers=workers > 0, pin_memory=self._on_cuda())
+                          persistent_workers=workers > 0, pin_memory=self._on_cuda(),
+                          generator=torch.Generator().manual_seed(self.seed))
 
     def train_dataloader(self) -> DataLoader:
         sampler = self.train_sampler(*self._replicas())
-        if self.trainer is not None and self.trainer.fit_loop.restarting:
-            # Validation (and so the checkpoint a run resumes from) falls within epochs; Lightning
-            # restarts the loader of the interrupted epoch, whose trained batches are left out here.
-            trained = self.trainer.fit_loop.epoch_loop.batch_progress.current.completed
-            sampler.resume(self.trainer.current_epoch, trained)
+        if self.trainer is not None:
+            # Lightning reads the loader's length when it builds it, before it sets the epoch.
+            sampler.set_epoch(self.trainer.current_epoch)
+            if self.trainer.fit_loop.restarting:
+                # Validation (and so the checkpoint a run resumes from) falls within epochs; Lightning
+                # restarts the loader of the interrupted epoch, whose trained batches are left out here.
+                trained = self.trainer.fit_loop.epoch_loop.batch_progress.current.completed
+                sampler.resume(self.trainer.current_epoch, trained)
         return self._loader(self.train_pairs, sampler, collate_pairs)
 
     def val_dataloader(self) -> list[DataLoader]:

@@ -1,11 +1,13 @@
 """The LightningModule that trains a translation model (recurrent or Transformer): loss, steps,
 optimizer, logged metrics.
 
-Logged: `train/loss` (every `trainer.log_every_n_steps` steps, when the logger records it), and
-after every validation `train/mean_loss` and `train/tokens_per_s` (d2l's throughput: non-padding
-target tokens per second of training), both over the training since the previous validation,
-`val/loss`, `val/ppl` and `val/bleu` (greedy, through the same `Translator` as `evaluate`;
-sacrebleu's corpus BLEU, 0-100).
+Logged: `train/loss` and `train/nll` (every `trainer.log_every_n_steps` steps, when the logger
+records them), and after every validation `train/mean_loss`, `train/mean_nll` and
+`train/tokens_per_s` (d2l's throughput: non-padding target tokens per second of training), over the
+training since the previous validation, and `val/loss`, `val/ppl` and `val/bleu` (greedy, through
+the same `Translator` as `evaluate`; sacrebleu's corpus BLEU, 0-100). `loss` is what is trained
+(label-smoothed when `optim.label_smoothing` > 0), `nll` the negative log-likelihood, which is what
+`val/loss` measures: the two compare.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from attention_lab.evaluation.bleu import bleu_from_statistics, bleu_statistics
 from attention_lab.inference.model_file import LoadedModel
 from attention_lab.inference.translator import SearchParams, Translator
 from attention_lab.model.encoder_decoder import EncoderDecoder
-from attention_lab.model.loss import token_loss
+from attention_lab.model.loss import token_loss, token_losses
 from attention_lab.model.transformer import TransformerSeq2Seq
 from attention_lab.training.cuda_graphs import GraphedTraining
 
@@ -87,8 +89,8 @@ class Seq2SeqModule(pl.LightningModule):
         self.val_loss = MeanMetric()
         self.val_bleu = CorpusBLEU()
         self._pending: list[tuple[int, int, Tensor]] = []  # (epoch, step, loss is finite) not yet read back
-        # Training since the last validation (a stretch): summed loss, target tokens, seconds.
-        self._stretch_loss = torch.zeros(())
+        # Training since the last validation (a stretch): summed loss and NLL, target tokens, seconds.
+        self._stretch_loss = torch.zeros(2)
         self._stretch_tokens = 0
         self._stretch_start = self._train_seconds = 0.0
 
@@ -107,22 +109,24 @@ class Seq2SeqModule(pl.LightningModule):
         self._new_stretch()
 
     def _new_stretch(self) -> None:
-        self._stretch_loss = torch.zeros((), device=self.device)
+        self._stretch_loss = torch.zeros(2, device=self.device)  # (loss, NLL) summed
         self._stretch_tokens = 0
         self._stretch_start, self._train_seconds = time.perf_counter(), 0.0
 
-    def training_step(self, batch: dict, batch_idx: int) -> Tensor:
+    def training_step(self, batch: dict, batch_idx: int) -> dict:
         logits = self(batch["src"], batch["src_len"], batch["tgt_in"])  # (B, T, V)
-        loss = token_loss(logits, batch["tgt_out"], self.optim.label_smoothing)
-        self._stretch_loss += loss.detach() * batch["n_tokens"]
+        loss, nll = token_losses(logits, batch["tgt_out"], self.optim.label_smoothing)
+        nll = nll.detach()
+        self._stretch_loss += torch.stack([loss.detach(), nll]) * batch["n_tokens"]
         self._stretch_tokens += batch["n_tokens"]
         self._watch(loss)
         # The logger records step metrics only every `log_every_n_steps` steps, and `self.log` costs
         # ~10 % of a small model's step: it is called on the steps that are recorded.
         if (self.global_step + 1) % self.trainer.log_every_n_steps == 0 or self.trainer.should_stop:
             self.log("train/loss", loss, prog_bar=True, batch_size=batch["n_tokens"])
+            self.log("train/nll", nll, batch_size=batch["n_tokens"])
             self._log_step(self.global_step + 1)  # the update this loss makes
-        return loss
+        return {"loss": loss, "nll": nll}
 
     def _watch(self, loss: Tensor) -> None:
         # Checking finiteness needs the value on the host; on CUDA that waits for the device, so
@@ -172,10 +176,10 @@ class Seq2SeqModule(pl.LightningModule):
         if self._stretch_tokens:
             # Summed over ranks so that DDP reports the throughput of the whole job.
             totals = self.trainer.strategy.reduce(
-                torch.stack([self._stretch_loss, torch.tensor(float(self._stretch_tokens), device=self.device)]),
+                torch.cat([self._stretch_loss, torch.tensor([float(self._stretch_tokens)], device=self.device)]),
                 reduce_op="sum")
-            metrics["train/mean_loss"] = totals[0] / totals[1]
-            metrics["train/tokens_per_s"] = totals[1] / max(self._train_seconds, 1e-9)
+            metrics["train/mean_loss"], metrics["train/mean_nll"] = totals[0] / totals[2], totals[1] / totals[2]
+            metrics["train/tokens_per_s"] = totals[2] / max(self._train_seconds, 1e-9)
             metrics["train/seconds"] = self._train_seconds
         self.log_dict(metrics)
         self._log_step(self.global_step)

@@ -22,17 +22,19 @@ from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer
 from attention_lab.model.seq2seq import build_model, check_joint
 from attention_lab.tracking import store as tracking
 from attention_lab.training.allocator import keep_freed_memory
+from attention_lab.training.averaging import LastWeights, score_average
 from attention_lab.training.callbacks import (
     NEVER,
     AtomicCheckpointIO,
+    EpochLength,
     History,
-    LastWeights,
     PlannedValidation,
     ScheduleCallback,
 )
 from attention_lab.training.datamodule import TranslationDataModule
 from attention_lab.training.module import Seq2SeqModule
 from attention_lab.training.params import Seq2SeqParams, TrainerParams
+from attention_lab.training.random_state import RandomState
 from attention_lab.training.paths import TrainPaths
 from attention_lab.training.resume import ResumeState, fingerprint
 from attention_lab.training.schedule import LinearSchedule
@@ -69,7 +71,8 @@ def build_trainer(params: Seq2SeqParams, paths: TrainPaths) -> tuple[pl.Trainer,
         schedule = ScheduleCallback(LinearSchedule(params.optim.warmup_steps, None if budget else 1, budget))
     history = History(paths.reports, schedule)
     validation = PlannedValidation(ValidationSchedule(config.validations), schedule)
-    callbacks: list[pl.Callback] = [best, last, history, validation] + ([schedule] if schedule else [])
+    callbacks: list[pl.Callback] = [best, last, history, validation, EpochLength(), RandomState()]
+    callbacks += [schedule] if schedule else []
     if config.average_last:
         callbacks.append(LastWeights(config.average_last))
     if config.early_stopping_patience:
@@ -143,9 +146,11 @@ def train_seq2seq(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: T
     job = prepare(params, mlflow, paths)
     if job.start.trained:
         metrics = restore(job)
-    elif fit(job):
-        metrics = export(job)
     else:
-        return None
-    record(job)
+        writer = fit(job)
+        average = score_average(job.trainer, job.module, job.datamodule)  # a validation: every process
+        if not writer:
+            return None
+        metrics = export(job, average)
+    record(job, metrics)
     return metrics

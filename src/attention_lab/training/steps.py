@@ -9,27 +9,30 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytorch_lightning as pl
 import torch
+from matplotlib.figure import Figure
 from pytorch_lightning.utilities import rank_zero_only
 
 from attention_lab.atomic import write_json
 from attention_lab.config import flatten, to_dict
 from attention_lab.data.tokenizer import Tokenizer
-from attention_lab.evaluation.bleu import corpus_scores
-from attention_lab.inference.model_file import LoadedModel, save_model
-from attention_lab.inference.translator import Translator
+from attention_lab.inference.model_file import save_model
 from attention_lab.model.encoder_decoder import EncoderDecoder
 from attention_lab.tracking import store as tracking
 from attention_lab.tracking.record import record_training
-from attention_lab.training.callbacks import History, LastWeights
+from attention_lab.plotting import curves
+from attention_lab.training.averaging import SCORES, LastWeights, keep_better
+from attention_lab.training.callbacks import History
 from attention_lab.training.datamodule import TranslationDataModule
 from attention_lab.tracking.lightning_logger import make_logger
-from attention_lab.training.module import VALIDATION_SEARCH, DivergedError, Seq2SeqModule
+from attention_lab.training.module import DivergedError, Seq2SeqModule
 from attention_lab.training.params import Seq2SeqParams
 from attention_lab.training.paths import TrainPaths
 from attention_lab.training.resume import ResumeState, Start
@@ -86,6 +89,9 @@ def fit(job: Job) -> bool:
         if logger is not None:
             job.state.record(job.fingerprint, logger.run_id)
             logger.log_hyperparams(recorded_params(job.paths, job.tokenizer, job.params))
+    # The resumed epoch's sampler leaves out the batches it had trained (`TranslationDataModule`):
+    # Lightning's warning that the loader cannot resume does not apply.
+    warnings.filterwarnings("ignore", message=r"You're resuming from a checkpoint that ended before the epoch")
     try:
         job.trainer.fit(job.module, datamodule=job.datamodule, ckpt_path=job.start.checkpoint, weights_only=True)
     except BaseException as exc:
@@ -99,28 +105,9 @@ def fit(job: Job) -> bool:
     return job.trainer.is_global_zero
 
 
-def average_weights(job: Job, best_bleu: float | None) -> dict:
-    """With `trainer.average_last`, make the model the kept validations' average when it scores at
-    least `best_bleu`, the best validation's val/bleu, on the same valid sample and search; returns
-    the metrics saying which weights the model has."""
-    kept = next((c for c in job.trainer.callbacks if isinstance(c, LastWeights)), None)
-    if kept is None or not kept.kept:
-        return {}
-    best = {k: v.clone() for k, v in job.module.model.state_dict().items()}
-    job.module.model.load_state_dict(kept.average())
-    sources = job.datamodule.valid_sources
-    translator = Translator(LoadedModel(job.module.model, job.tokenizer), job.module.device)
-    hyps = [t.text for t in translator.translate([s for s, _ in sources], VALIDATION_SEARCH)]
-    bleu = corpus_scores(hyps, [refs for _, refs in sources])["bleu"]
-    averaged = best_bleu is None or bleu >= best_bleu
-    if not averaged:
-        job.module.model.load_state_dict(best)
-    return {"average_val_bleu": bleu, "averaged": averaged, "averaged_validations": len(kept.kept)}
-
-
 def training_metrics(history: list[dict], model: EncoderDecoder) -> dict:
-    """The stage's metrics: the updates made, the last validation's training loss, the best
-    validation's scores (its checkpoint is the model)."""
+    """The stage's metrics: the updates made, the last validation's training loss and NLL, the best
+    validation's scores (its checkpoint is the model, unless the average is: `export`)."""
     best = max(history, key=lambda r: r["val_bleu"]) if history else {}
     timed = history[1:] or history  # the first stretch includes warm-up
     seconds = sum(r["train_seconds"] for r in timed)
@@ -128,21 +115,25 @@ def training_metrics(history: list[dict], model: EncoderDecoder) -> dict:
     last = history[-1] if history else {}
     return {"updates": last.get("step"), "validations": len(history), "best_update": best.get("step"),
             "epochs": last.get("epoch"), "minutes": last.get("minutes"),
-            "train_loss": last.get("train_loss"), "final_lr": last.get("lr"),
+            "train_loss": last.get("train_loss"), "train_nll": last.get("train_nll"), "final_lr": last.get("lr"),
             "val_loss": best.get("val_loss"), "val_ppl": best.get("val_ppl"), "val_bleu": best.get("val_bleu"),
             "tokens_per_s": round(tokens / seconds, 1) if seconds else None,
             "train_seconds": round(sum(r["train_seconds"] for r in history), 2),
             "parameters": sum(p.numel() for p in model.parameters())}
 
 
-def export(job: Job) -> dict:
-    """Write `model.pt` (the best checkpoint's weights, or their average: `average_weights`) and `metrics.json` beside `history.csv`,
-    and keep copies in the resume state until the run is recorded; returns the metrics."""
+def export(job: Job, average: dict | None = None) -> dict:
+    """Write `model.pt` and `metrics.json` beside `history.csv`, and keep copies in the resume state
+    until the run is recorded; returns the metrics. The model is the best checkpoint's weights, or,
+    with `average` (the scores of `averaging.score_average`), the kept validations' average when
+    it scores at least as well (`averaging.keep_better`); the metrics' val_* are the model's."""
     best = job.trainer.checkpoint_callback.best_model_path
     if best:
         job.module.load_state_dict(torch.load(best, map_location="cpu", weights_only=True)["state_dict"])
     metrics = training_metrics(job.history.rows, job.module.model)
-    metrics |= average_weights(job, metrics["val_bleu"])
+    if average is not None:
+        kept = next(c for c in job.trainer.callbacks if isinstance(c, LastWeights))
+        metrics |= keep_better(job.module.model, kept, average, metrics)
     save_model(job.paths.out / "model.pt", job.module.model.cpu(), job.tokenizer)
     write_json(job.paths.reports / "metrics.json", metrics)
     job.state.keep(outputs(job.paths))
@@ -158,10 +149,28 @@ def restore(job: Job) -> dict:
     return json.loads((job.paths.reports / "metrics.json").read_text())
 
 
-def record(job: Job) -> None:
-    """Record the run in MLflow (config, reports, the logged model) and write the run file; then
-    the resume state and its kept outputs go."""
+def loss_figure(folder: Path) -> Figure:
+    """The learning curves of `history.csv` and `train_loss.csv` in `folder`: the negative
+    log-likelihoods, training's and validation's, on one axis; the loss trained on (label-smoothed
+    when smoothing is on, which validation's is not) on its own."""
+    history, steps = pd.read_csv(folder / "history.csv"), pd.read_csv(folder / "train_loss.csv")
+    return curves([
+        ("negative log-likelihood per target token", {
+            "training, each logged step": (steps["step"], steps["nll"]),
+            "training, mean since the last validation": (history["step"], history["train_nll"]),
+            "validation": (history["step"], history["val_loss"])}),
+        ("loss trained on, per target token", {
+            "training, each logged step": (steps["step"], steps["loss"]),
+            "training, mean since the last validation": (history["step"], history["train_loss"])})], "updates")
+
+
+def record(job: Job, metrics: dict) -> None:
+    """Record the run in MLflow (config, reports, the loss curves' figure, the logged model with
+    the scores of the model kept, `metrics`' val_*) and write the run file; then the resume state
+    and its kept outputs go."""
     run_id = job.state.run_id() if job.mlflow.enabled else None
+    figures = {"figures/loss.png": loss_figure(job.paths.reports)} if run_id else {}
     record_training(run_id, job.mlflow.experiment, job.paths.out / "model.pt", {"train_seq2seq": to_dict(job.params)},
-                    reports(job.paths), job.paths.data)
+                    reports(job.paths), job.paths.data, figures,
+                    {f"model/{name}": metrics[name] for name in SCORES if metrics.get(name) is not None})
     job.state.discard()
