@@ -86,6 +86,17 @@ def train_tiny(root: Path, vocab: dict, overrides: dict | None = None) -> Path:
     return paths.out
 
 
+def data_module(paths, **params):
+    """The DataModule of `paths` (prepare_data's folders) with DataParams `params`, set up to fit."""
+    from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer
+    from attention_lab.training.datamodule import DataParams, TranslationDataModule
+
+    module = TranslationDataModule(paths.data, Tokenizer.load(paths.tokenizer / TOKENIZER_FILE), DataParams(**params),
+                                   seed=0)
+    module.setup("fit")
+    return module
+
+
 @pytest.fixture(scope="session")
 def trained_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small model trained on the synthetic corpus (a few seconds), shared by the tests."""

@@ -2,14 +2,14 @@
 are never joined."""
 
 import pytest
-from conftest import TINY_VOCAB
+from conftest import TINY_VOCAB, data_module
 
 from attention_lab.config import ConfigError, from_mapping
 from attention_lab.data.concatenation import concatenated_pairs, join
 from attention_lab.data.special_tokens import EOS_ID
 from attention_lab.data.splits import SplitParams, load_split
 from attention_lab.data.tokenizer import Tokenizer, TokenizerParams, TOKENIZER_FILE
-from attention_lab.training.datamodule import DataParams, TranslationDataModule
+from attention_lab.training.datamodule import DataParams
 from attention_lab.training.paths import prepare_data
 
 
@@ -69,14 +69,7 @@ def test_joined_ids_are_the_ids_of_the_sentences_written_on_one_line(prepared):
 
 
 def test_only_the_train_pairs_are_augmented(prepared):
-    tokenizer = Tokenizer.load(prepared.tokenizer / TOKENIZER_FILE)
-
-    def data(**params):
-        module = TranslationDataModule(prepared.data, tokenizer, DataParams(**params), seed=0)
-        module.setup("fit")
-        return module
-
-    plain, joined = data(), data(concat_fraction=0.5, concat_max=3)
+    plain, joined = data_module(prepared), data_module(prepared, concat_fraction=0.5, concat_max=3)
     n = len(plain.train_pairs)
     assert joined.train_pairs[:n] == plain.train_pairs
     assert joined.train_pairs[n:] == concatenated_pairs(plain.train_pairs, 0.5, 3, seed=0)

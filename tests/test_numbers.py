@@ -6,15 +6,15 @@ import re
 
 import numpy as np
 import pytest
-from conftest import TINY_VOCAB
+from conftest import TINY_VOCAB, data_module
 
 from attention_lab.config import ConfigError, from_mapping
 from attention_lab.data.number_augmentation import number_pairs, renumbered, shared_groups
 from attention_lab.data.numbers import digit_groups, keeps_numbers, missing_numbers, number_fidelity
 from attention_lab.data.splits import SplitParams, load_split
-from attention_lab.data.tokenizer import TOKENIZER_FILE, SubwordParams, Tokenizer, TokenizerParams
+from attention_lab.data.tokenizer import SubwordParams, TokenizerParams
 from attention_lab.data.tokenizer_training import train_subword
-from attention_lab.training.datamodule import DataParams, TranslationDataModule
+from attention_lab.training.datamodule import DataParams
 from attention_lab.training.paths import prepare_data
 
 PAIRS = [("It's 8:30.", "Il est 8 h 30."), ("It costs 3.50 dollars.", "Ça coûte 3,50 dollars."),
@@ -92,14 +92,8 @@ def prepared(tmp_path_factory):
 
 
 def test_only_the_train_pairs_are_renumbered(prepared):
-    tokenizer = Tokenizer.load(prepared.tokenizer / TOKENIZER_FILE)
-
-    def data(**params):
-        module = TranslationDataModule(prepared.data, tokenizer, DataParams(**params), seed=0)
-        module.setup("fit")
-        return module
-
-    plain, renumbered_data = data(), data(number_fraction=0.5)
+    plain, renumbered_data = data_module(prepared), data_module(prepared, number_fraction=0.5)
+    tokenizer = plain.tokenizer
     n = len(plain.train_pairs)
     train = load_split(prepared.data, "train")
     made = number_pairs(list(zip(train["src"], train["tgt"])), 0.5, seed=0)
