@@ -50,38 +50,45 @@ def test_digits_follow_the_source_groups_whole():
     for k in range(2):
         constraint.advance(torch.arange(3), torch.tensor([PIECES.index(steps[row][k]) for row in range(3)]))
     assert allowed(constraint, 0) == {"0"}  # inside "3": only "30" may go on, nothing may end it
-    assert allowed(constraint, 2) & ({"0", "1", "<eos>", "."}) == {"0", "<eos>", "."}  # "10" is whole, "100" goes on
+    # "10" is whole and may end ("100" not yet written: not at <eos>), or go on to "100"
+    assert allowed(constraint, 2) & ({"0", "1", "<eos>", "."}) == {"0", "."}
     constraint.advance(torch.arange(3), torch.tensor([PIECES.index(p) for p in ("0", ".", "▁h")]))
-    assert {"<eos>", "▁h", "▁2"} <= allowed(constraint, 0) and not {"0", "2", "3"} & allowed(constraint, 0)
+    # "30" is whole: a word may follow, or "2" (not yet written), not "30" again nor <eos> before "2"
+    assert {"▁h", "▁2"} <= allowed(constraint, 0) and not {"0", "2", "▁3", "<eos>"} & allowed(constraint, 0)
 
 
-def digit_hungry_model(seed: int) -> torch.nn.Module:
-    """A random Transformer whose output layer favours digit pieces: unconstrained, it writes them everywhere."""
+def biased_model(seed: int, digits: float) -> torch.nn.Module:
+    """A random Transformer whose output layer adds `digits` to the digit pieces' logits: with +6,
+    unconstrained, it writes digits everywhere; with -6, nowhere."""
     torch.manual_seed(seed)
     model = build_model(from_mapping(ModelParams, TINY_TRANSFORMER, "model"), len(PIECES), len(PIECES)).eval()
     with torch.no_grad():
-        model.decoder.output.bias[4:24] += 6.0
+        model.decoder.output.bias[4:24] += digits
+        model.decoder.output.bias[EOS_ID] += 2.0  # sentences end early unless something holds them
     return model
 
 
+@pytest.mark.parametrize("digits", [6.0, -6.0])
 @pytest.mark.parametrize("beam_size, keep_live", [(1, False), (4, False), (4, True)])
-def test_a_search_writes_only_the_source_numbers_whole(beam_size, keep_live):
+def test_a_search_writes_the_source_numbers_whole_and_only_them(beam_size, keep_live, digits):
     sources = ["It is 7:45 .", "No number at all .", "She has 2 cats and 13 dogs .", "In 1977 ."]
-    model = digit_hungry_model(seed=beam_size + keep_live)
+    model = biased_model(seed=beam_size + keep_live, digits=digits)
     src = torch.randint(4, len(PIECES), (len(sources), 6))  # (B, S): what the model reads does not matter here
     src_len = torch.tensor([6, 3, 5, 4])
     limits = torch.full((len(sources),), 12)
 
     def outputs(numbers):
         decoded = run_search(model, src, src_len, limits, beam_size, 1.0, keep_live=keep_live, numbers=numbers)
-        return [text(row) for row in decoded.tokens.tolist()]
+        return [(text(row), EOS_ID in row) for row in decoded.tokens.tolist()]
 
     free = outputs(None)
-    assert any(set(digit_groups(out)) - set(digit_groups(source)) for source, out in zip(sources, free))
+    assert any(set(digit_groups(out)) != set(digit_groups(source)) for source, (out, _) in zip(sources, free))
     kept = outputs(NumberConstraint.build(sources, Pieces(), limits, beam_size))
-    for source, out in zip(sources, kept):
-        assert set(re.findall(r"[0-9]+", out)) <= set(digit_groups(source)), (source, out)
-    assert not re.search(r"[0-9]", kept[1])
+    for source, (out, ended) in zip(sources, kept):
+        written = re.findall(r"[0-9]+", out)
+        assert set(written) <= set(digit_groups(source)), (source, out)  # no number made up
+        assert len(written) == len(set(written)), (source, out)  # nor repeated (each is once in the source)
+        assert not ended or set(written) == set(digit_groups(source)), (source, out)  # nor left out
 
 
 def test_a_word_vocabulary_is_searched_without_the_constraint():

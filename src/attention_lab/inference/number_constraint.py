@@ -5,9 +5,11 @@ an undertrained one writes `100` for `10`, `55` for `5`, `1777` for `1977`, and 
 reader. With this constraint a translation writes digits only as the digit groups of its source
 (data/numbers.py), whole: each run of digit pieces spells a prefix of one of them, and the run ends
 (any other token, `<eos>` included) only where a group is complete; a source without digits gets
-none in its translation. A number may still move, take the French form (`2:30` -> `2 h 30`,
-`10,000` -> `10 000`), be written out in words or be left out: the number check
-(`Translation.missing_numbers`) reports those.
+none in its translation. Nor is a number left out or repeated: `<eos>` waits until every group
+has been written (as long as the output limit leaves room), and a group is written once, as many
+times as the source has it if more. A number may still move and take the French
+form (`2:30` -> `2 h 30`, `10,000` -> `10 000`); a translation cut at its limit can lack one, which
+the number check (`Translation.missing_numbers`) reports.
 
 Each sentence's groups make a trie of digits, and each hypothesis row carries its node in it (-1:
 outside a run). It needs a vocabulary whose digit pieces are single digits (SentencePiece with
@@ -19,29 +21,38 @@ from __future__ import annotations
 
 import functools
 import string
+from collections import Counter
 from collections.abc import Sequence
 
 import torch
 from torch import Tensor
 
-from attention_lab.data.numbers import digit_groups
+from attention_lab.data.numbers import DIGIT_GROUP, digit_groups
+from attention_lab.data.special_tokens import EOS_ID
 from attention_lab.data.tokenizer import Codec
 
 WORD_START = "▁"  # SentencePiece's mark of a piece that begins a word
+MAX_GROUPS = 62  # a sentence's groups with a bit of their own (in an int64); more share bit 62, never used up
 
 
 class NumberConstraint:
-    def __init__(self, children: Tensor, need: Tensor, roots: Tensor, limits: Tensor, digit_of: Tensor,
-                 starts_word: Tensor, mixed: Tensor, width: int) -> None:
+    def __init__(self, children: Tensor, need: Tensor, bit: Tensor, below: Tensor, roots: Tensor, wanted: Tensor,
+                 again: Tensor, limits: Tensor, digit_of: Tensor, starts_word: Tensor, mixed: Tensor,
+                 width: int) -> None:
         """children (M, 10): the node after each digit, -1 for none; need (M,): digits still to write
-        from a node to the end of a group (0: a group ends there); roots (B,): each sentence's root;
+        from a node to the end of a group (0: a group ends there); bit (M,): the group that ends at a
+        node, as a bit of its sentence's groups (0 for none); below (M,): the bits of the groups a
+        node leads to; roots (B,): each sentence's root; wanted (B,): the bits of all its groups;
+        again (B,): the bits of those that may be written more than once;
         limits (B,): its output tokens at most, so that no run is cut off unfinished; digit_of (V,):
         each token's digit, -1 for a token without one; starts_word (V,): the piece begins a word;
         mixed (V,): a piece of digits and other characters, never written; `width` rows per sentence."""
-        self.children, self.need, self.roots, self.limits = children, need, roots, limits
+        self.children, self.need, self.bit, self.below = children, need, bit, below
+        self.roots, self.wanted, self.again, self.limits = roots, wanted, again, limits
         self.digit_of, self.starts_word, self.mixed, self.width = digit_of, starts_word, mixed, width
         self.digit_ids = (digit_of >= 0).nonzero()[:, 0]  # (D,)
         self.state = torch.full((len(roots) * width,), -1, dtype=torch.long, device=roots.device)  # (N,)
+        self.written = torch.zeros_like(self.state)  # (N,) the bits of the groups each row has written
         self.steps = 0  # tokens each row has written
 
     @classmethod
@@ -59,23 +70,31 @@ class NumberConstraint:
             ends.append(False)
             return len(children) - 1
 
-        roots = []
+        roots, wanted, again, bits = [], [], [], {}
         for source in sources:
             roots.append(node())
-            for group in digit_groups(source):
+            wanted.append(0)
+            again.append(1 << MAX_GROUPS)
+            counts = Counter(DIGIT_GROUP.findall(source))
+            for index, group in enumerate(digit_groups(source)):
                 at = roots[-1]
                 for digit in map(int, group):
                     if children[at][digit] < 0:
                         children[at][digit] = node()
                     at = children[at][digit]
                 ends[at] = True
-        need = [0] * len(children)
+                bits[at] = 1 << min(index, MAX_GROUPS)
+                wanted[-1] |= bits[at] if index < MAX_GROUPS else 0
+                again[-1] |= bits[at] if counts[group] > 1 else 0
+        need, below = [0] * len(children), [0] * len(children)
         for at in reversed(range(len(children))):  # a node's children come after it
             need[at] = 0 if ends[at] else 1 + min((need[c] for c in children[at] if c >= 0), default=len(children))
+            below[at] = bits.get(at, 0) | functools.reduce(int.__or__, (below[c] for c in children[at] if c >= 0), 0)
         device = limits.device
         digit_of, starts_word, mixed = (t.to(device) for t in vocabulary)
-        return cls(torch.tensor(children, device=device), torch.tensor(need, device=device),
-                   torch.tensor(roots, device=device), limits, digit_of, starts_word, mixed, width)
+        bit = [bits.get(at, 0) for at in range(len(children))]
+        return cls(*(torch.tensor(t, device=device) for t in (children, need, bit, below, roots, wanted, again)),
+                   limits, digit_of, starts_word, mixed, width)
 
     def mask(self, rows: Tensor, log_probs: Tensor) -> None:
         """Set to -inf, in place, the log-probabilities (n, V) of the tokens rows `rows` (n,) may not write."""
@@ -88,14 +107,22 @@ class NumberConstraint:
         # must be finished within the tokens left.
         digits = self.digit_of[self.digit_ids]  # (D,)
         room = (self.limits[rows // self.width] - self.steps - 1)[:, None]  # (n, 1) tokens left after this one
+        # The groups written, the one the run under way has completed included (a token that is not
+        # its next digit ends it); those left, and those the source has more than once.
+        written = self.written[rows] | torch.where(inside, self.bit[state.clamp(min=0)], 0)  # (n,)
+        left = (~written | self.again[rows // self.width])[:, None]  # (n, 1)
 
         def reachable(nodes: Tensor) -> Tensor:  # (n, D) nodes after each digit -> allowed
-            return (nodes >= 0) & (self.need[nodes.clamp(min=0)] <= room)
+            at = nodes.clamp(min=0)
+            return (nodes >= 0) & (self.need[at] <= room) & ((self.below[at] & left) != 0)
 
         goes_on = reachable(self.children[torch.where(inside, state, root)][:, digits])  # (n, D)
         starts = reachable(self.children[root][:, digits]) & may_end[:, None]  # (n, D)
         blocked = (~may_end)[:, None] | self.mixed[None, :]  # (n, V)
         blocked[:, self.digit_ids] = ~torch.where(self.starts_word[self.digit_ids][None, :], starts, goes_on)
+        # `<eos>` must find every group written.
+        wanted = self.wanted[rows // self.width]  # (n,)
+        blocked[:, EOS_ID] |= (written & wanted) != wanted
         log_probs.masked_fill_(blocked, float("-inf"))
 
     def advance(self, origin: Tensor, tokens: Tensor) -> None:
@@ -105,6 +132,8 @@ class NumberConstraint:
         digit = self.digit_of[tokens]  # (N,)
         going_on = (before >= 0) & ~self.starts_word[tokens]
         after = self.children[torch.where(going_on, before, root), digit.clamp(min=0)]  # (N,)
+        ended = (before >= 0) & ~((digit >= 0) & going_on)  # the run under way ended before this token
+        self.written = self.written[origin] | torch.where(ended, self.bit[before.clamp(min=0)], 0)
         self.state = torch.where(digit >= 0, after, -1)
         self.steps += 1
 
