@@ -448,7 +448,8 @@ def test_steps_per_epoch_are_the_train_loaders_batches_on_every_rank(paths):
     for world_size in (1, 2):
         for rank in range(world_size):
             datamodule.trainer = SimpleNamespace(world_size=world_size, global_rank=rank, current_epoch=0,
-                                                 fit_loop=SimpleNamespace(restarting=False))
+                                                 fit_loop=SimpleNamespace(restarting=False),
+                                                 strategy=SimpleNamespace(root_device=torch.device("cpu")))
             loader = datamodule.train_dataloader()
             batches = []
             for epoch in range(3):

@@ -186,8 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="refuse longer sentences (default: %(default)s; the longest training sentence is 74)")
     t.add_argument("--max-output-pieces", type=positive_int, default=512,
                    help="no translation runs longer, whatever --max-len-ratio says (default: %(default)s)")
-    t.add_argument("--free-numbers", action="store_true",
-                   help="let the search write digits the source lacks (by default it copies the source's numbers whole)")
+    t.add_argument("--free-numbers", action="store_true", help="search digits freely (default: the source's numbers)")
     t.add_argument("--no-split", action="store_true",
                    help="translate each line whole, not sentence by sentence (the model learnt from single sentences)")
     t.add_argument("--input", help="file with one line of text per line, - for stdin")
