@@ -15,6 +15,8 @@ dimension, never two meanings):
     F  Transformer feed-forward width     R  attention maps per output step: 1, or L·M (every layer and head)
     P  held-out points of leave-one-out   G  bandwidths in a cross-validation grid
        cross-validation                   C  queries in one chunk (Nadaraya-Watson)
+    X  a CUDA graph bucket's length (S    U  nodes of the number constraint's digit tries
+       and T padded to it)                J  digit pieces of the vocabulary
 """
 
 __version__ = "0.2.0"

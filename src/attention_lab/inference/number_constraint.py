@@ -39,9 +39,9 @@ class NumberConstraint:
     def __init__(self, children: Tensor, need: Tensor, bit: Tensor, below: Tensor, roots: Tensor, wanted: Tensor,
                  again: Tensor, limits: Tensor, digit_of: Tensor, starts_word: Tensor, mixed: Tensor,
                  width: int) -> None:
-        """children (M, 10): the node after each digit, -1 for none; need (M,): digits still to write
-        from a node to the end of a group (0: a group ends there); bit (M,): the group that ends at a
-        node, as a bit of its sentence's groups (0 for none); below (M,): the bits of the groups a
+        """children (U, 10): the node after each digit, -1 for none; need (U,): digits still to write
+        from a node to the end of a group (0: a group ends there); bit (U,): the group that ends at a
+        node, as a bit of its sentence's groups (0 for none); below (U,): the bits of the groups a
         node leads to; roots (B,): each sentence's root; wanted (B,): the bits of all its groups;
         again (B,): the bits of those that may be written more than once;
         limits (B,): its output tokens at most, so that no run is cut off unfinished; digit_of (V,):
@@ -50,7 +50,7 @@ class NumberConstraint:
         self.children, self.need, self.bit, self.below = children, need, bit, below
         self.roots, self.wanted, self.again, self.limits = roots, wanted, again, limits
         self.digit_of, self.starts_word, self.mixed, self.width = digit_of, starts_word, mixed, width
-        self.digit_ids = (digit_of >= 0).nonzero()[:, 0]  # (D,)
+        self.digit_ids = (digit_of >= 0).nonzero()[:, 0]  # (J,)
         self.state = torch.full((len(roots) * width,), -1, dtype=torch.long, device=roots.device)  # (N,)
         self.written = torch.zeros_like(self.state)  # (N,) the bits of the groups each row has written
         self.steps = 0  # tokens each row has written
@@ -105,19 +105,19 @@ class NumberConstraint:
         # A digit piece glued to the one before goes on with the run (or starts one after a non-digit);
         # one that starts a word starts a run, where the run before it may end. Either way the group
         # must be finished within the tokens left.
-        digits = self.digit_of[self.digit_ids]  # (D,)
+        digits = self.digit_of[self.digit_ids]  # (J,)
         room = (self.limits[rows // self.width] - self.steps - 1)[:, None]  # (n, 1) tokens left after this one
         # The groups written, the one the run under way has completed included (a token that is not
         # its next digit ends it); those left, and those the source has more than once.
         written = self.written[rows] | torch.where(inside, self.bit[state.clamp(min=0)], 0)  # (n,)
         left = (~written | self.again[rows // self.width])[:, None]  # (n, 1)
 
-        def reachable(nodes: Tensor) -> Tensor:  # (n, D) nodes after each digit -> allowed
+        def reachable(nodes: Tensor) -> Tensor:  # (n, J) nodes after each digit -> allowed
             at = nodes.clamp(min=0)
             return (nodes >= 0) & (self.need[at] <= room) & ((self.below[at] & left) != 0)
 
-        goes_on = reachable(self.children[torch.where(inside, state, root)][:, digits])  # (n, D)
-        starts = reachable(self.children[root][:, digits]) & may_end[:, None]  # (n, D)
+        goes_on = reachable(self.children[torch.where(inside, state, root)][:, digits])  # (n, J)
+        starts = reachable(self.children[root][:, digits]) & may_end[:, None]  # (n, J)
         blocked = (~may_end)[:, None] | self.mixed[None, :]  # (n, V)
         blocked[:, self.digit_ids] = ~torch.where(self.starts_word[self.digit_ids][None, :], starts, goes_on)
         # `<eos>` must find every group written.

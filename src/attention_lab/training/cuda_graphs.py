@@ -51,8 +51,9 @@ def bucket_shape(rows: int, length: int, batch_size: int, batch_tokens: int | No
 
 
 def pad_batch(src: Tensor, src_len: Tensor, tgt_in: Tensor, rows: int, length: int) -> tuple[Tensor, Tensor, Tensor]:
-    """src (B, S), src_len (B,), tgt_in (B, T) -> the same padded to (R, L), (R,), (R, L): PAD
-    columns, and rows of a one-token PAD source (no row may attend to nothing) and PAD inputs."""
+    """src (B, S), src_len (B,), tgt_in (B, T) -> the same padded to `rows` B' and `length` X:
+    (B', X), (B',), (B', X): PAD columns, and rows of a one-token PAD source (no row may attend to
+    nothing) and PAD inputs."""
     batch = src.shape[0]
     src_p = src.new_full((rows, length), PAD_ID)
     src_p[:batch, : src.shape[1]] = src
@@ -60,7 +61,7 @@ def pad_batch(src: Tensor, src_len: Tensor, tgt_in: Tensor, rows: int, length: i
     tgt_p[:batch, : tgt_in.shape[1]] = tgt_in
     len_p = src_len.new_ones(rows)
     len_p[:batch] = src_len
-    return src_p, len_p, tgt_p  # (R, L), (R,), (R, L)
+    return src_p, len_p, tgt_p  # (B', X), (B',), (B', X)
 
 
 class TeacherForced(nn.Module):
@@ -72,7 +73,7 @@ class TeacherForced(nn.Module):
         self.model = model
 
     def forward(self, src: Tensor, src_len: Tensor, tgt_in: Tensor) -> Tensor:
-        return self.model(src, src_len, tgt_in)  # (R, L, V)
+        return self.model(src, src_len, tgt_in)  # (B', X, V)
 
 
 class GraphedTraining:
