@@ -49,8 +49,9 @@ class NumberConstraint:
         mixed (V,): a piece of digits and other characters, never written; `width` rows per sentence."""
         self.children, self.need, self.bit, self.below = children, need, bit, below
         self.roots, self.wanted, self.again, self.limits = roots, wanted, again, limits
-        self.digit_of, self.starts_word, self.mixed, self.width = digit_of, starts_word, mixed, width
+        self.digit_of, self.starts_word, self.width = digit_of, starts_word, width
         self.digit_ids = (digit_of >= 0).nonzero()[:, 0]  # (J,)
+        self.mixed_ids = mixed.nonzero()[:, 0]
         self.state = torch.full((len(roots) * width,), -1, dtype=torch.long, device=roots.device)  # (N,)
         self.written = torch.zeros_like(self.state)  # (N,) the bits of the groups each row has written
         self.steps = 0  # tokens each row has written
@@ -118,12 +119,14 @@ class NumberConstraint:
 
         goes_on = reachable(self.children[torch.where(inside, state, root)][:, digits])  # (n, J)
         starts = reachable(self.children[root][:, digits]) & may_end[:, None]  # (n, J)
-        blocked = (~may_end)[:, None] | self.mixed[None, :]  # (n, V)
-        blocked[:, self.digit_ids] = ~torch.where(self.starts_word[self.digit_ids][None, :], starts, goes_on)
-        # `<eos>` must find every group written.
+        allowed = torch.where(self.starts_word[self.digit_ids][None, :], starts, goes_on)  # (n, J)
+        digit_log_probs = log_probs[:, self.digit_ids].masked_fill(~allowed, float("-inf"))  # (n, J)
+        # Only columns and rows are touched: no (n, V) mask is made at every step.
+        log_probs.masked_fill_((~may_end)[:, None], float("-inf"))  # inside an unfinished group: digits only
+        log_probs[:, self.digit_ids] = digit_log_probs
+        log_probs[:, self.mixed_ids] = float("-inf")
         wanted = self.wanted[rows // self.width]  # (n,)
-        blocked[:, EOS_ID] |= (written & wanted) != wanted
-        log_probs.masked_fill_(blocked, float("-inf"))
+        log_probs[:, EOS_ID].masked_fill_((written & wanted) != wanted, float("-inf"))  # every group written first
 
     def advance(self, origin: Tensor, tokens: Tensor) -> None:
         """Each row (N,) now extends row `origin` (N,) (within its sentence) with `tokens` (N,)."""
