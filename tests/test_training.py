@@ -34,7 +34,7 @@ from attention_lab.training.paths import TrainPaths, prepare_data
 from attention_lab.training.resume import ResumeState, Start, fingerprint
 from attention_lab.training.params import Seq2SeqParams
 from attention_lab.training.run import train_seq2seq
-from attention_lab.training.steps import loss_figure
+from attention_lab.training.steps import loss_figure, recorded_params
 
 TINY = {"data": {"batch_size": 16, "batch_tokens": 300, "val_bleu_size": 12},
         "model": {"embed_size": 16, "hidden_size": 16, "num_layers": 1, "dropout": 0.0},
@@ -207,6 +207,10 @@ def test_an_exact_update_budget_trains_the_same_model_to_the_bit_in_separate_pro
      "train_seq2seq.optim.schedule: trainer.budget_updates needs the linear schedule, got 'cosine'"),
     ({"budget_updates": 0}, {}, "train_seq2seq.trainer.budget_updates: must be >= 1, got 0"),
     ({"validations": 0}, {}, "train_seq2seq.trainer.validations: must be >= 1, got 0"),
+    ({"average_last": 4, "ema_decay": 0.999}, {},
+     "train_seq2seq.trainer.ema_decay: set one of trainer.average_last (4) and trainer.ema_decay (0.999), not both"),
+    ({"ema_decay": 1.0}, {}, "train_seq2seq.trainer.ema_decay: must be < 1, got 1.0"),
+    ({"ema_decay": 0}, {}, "train_seq2seq.trainer.ema_decay: must be > 0, got 0.0"),
 ])
 def test_budget_and_validation_keys_are_validated(trainer, optim, message):
     with pytest.raises(ConfigError) as error:
@@ -674,3 +678,70 @@ def test_averaged_weights_are_scored_as_validation_and_kept_only_when_they_score
     assert metrics["val_ppl"] == pytest.approx(math.exp(metrics["val_loss"]), rel=1e-6)
     for name, tensor in model.items():
         assert torch.equal(tensor, expected[name]), name
+
+
+# An EMA run: 30 updates, a warm-up of 5, validations at three of them; a decay the 30 updates feel.
+EMA = {"optim": {"schedule": "linear", "warmup_steps": 5},
+       "trainer": {"budget_updates": 30, "validations": 3, "ema_decay": 0.9}}
+
+
+class WeightsSeen(pl.Callback):
+    """The model's weights after every update, and those every validation scores, by update count."""
+
+    def __init__(self) -> None:
+        self.updated: dict[int, dict] = {}
+        self.scored: dict[int, dict] = {}
+
+    def on_train_batch_end(self, trainer, pl_module, *args) -> None:
+        self.updated[trainer.global_step] = {k: v.detach().clone() for k, v in pl_module.model.state_dict().items()}
+
+    def on_validation_batch_start(self, trainer, pl_module, batch, batch_idx, dataloader_idx=0) -> None:
+        if not trainer.sanity_checking and batch_idx == dataloader_idx == 0:
+            self.scored[trainer.global_step] = {k: v.detach().clone() for k, v in pl_module.model.state_dict().items()}
+
+
+def hand_ema(updated: dict[int, dict], decay: float, start: int) -> dict[int, dict]:
+    """The average after each update: the weights themselves until update `start`, then the EMA."""
+    ema, averages = None, {}
+    for step in sorted(updated):
+        weights = updated[step]
+        ema = weights if ema is None or step <= start else {
+            k: decay * ema[k] + (1 - decay) * v for k, v in weights.items()}
+        averages[step] = ema
+    return averages
+
+
+def test_validations_score_and_the_model_keeps_the_ema_of_the_weights_after_each_update(paths, monkeypatch):
+    seen, params = WeightsSeen(), tiny_params(**EMA)
+    train_with(paths, params, [seen], monkeypatch, MlflowParams(enabled=False))
+    assert sorted(seen.updated) == list(range(1, 31)) and len(seen.scored) == 3 and 30 in seen.scored
+    ema = hand_ema(seen.updated, 0.9, 5)
+    for step, scored in seen.scored.items():
+        torch.testing.assert_close(scored, ema[step], rtol=1e-6, atol=1e-7)
+    rows = pd.read_csv(paths.reports / "history.csv")
+    best = int(rows.loc[rows["val_bleu"].idxmax(), "step"])
+    model = model_weights(paths)
+    torch.testing.assert_close(model, ema[best], rtol=1e-6, atol=1e-7)
+    assert any(not torch.equal(model[k], seen.updated[best][k]) for k in model)  # not the weights trained
+    tokenizer = Tokenizer.load(paths.tokenizer / TOKENIZER_FILE)
+    assert recorded_params(paths, tokenizer, params)["train_seq2seq.trainer.ema_decay"] == 0.9  # MLflow's params
+
+
+def test_a_killed_ema_run_resumes_to_the_same_average_and_weights(paths, monkeypatch):
+    params, off = tiny_params(**EMA), MlflowParams(enabled=False)
+    metrics = train_seq2seq(params, off, paths)
+    uninterrupted, weights = history(paths), model_weights(paths)
+    first = int(uninterrupted[0]["step"])
+    assert 5 < first < 28  # the average has begun, and the run goes on after the kill
+    with pytest.raises(Interrupt):  # two updates after the first validation's checkpoint
+        train_with(paths, params, [interrupt_at_step(first + 2)], monkeypatch, off)
+    checkpoint = torch.load(paths.checkpoints / "last.ckpt", weights_only=True)
+    assert checkpoint["global_step"] == first
+    trained, average = checkpoint["current_model_state"], checkpoint["state_dict"]
+    assert trained.keys() == average.keys() and any(not torch.equal(trained[k], average[k]) for k in trained)
+    resumed = train_seq2seq(params, off, paths)
+    assert history(paths) == uninterrupted
+    assert {k: v for k, v in resumed.items() if k not in TIMINGS} == {
+        k: v for k, v in metrics.items() if k not in TIMINGS}
+    resumed_weights = model_weights(paths)
+    assert all(torch.equal(weights[k], resumed_weights[k]) for k in weights)

@@ -32,6 +32,10 @@ class TrainerParams:
     # The model is the average of the weights at the last N validations when that average scores at
     # least the best validation's val/bleu (same sample); null = the best validation's weights.
     average_last: int | None = param(None, ge=2)
+    # The model is an exponential moving average of the weights (training/ema.py), which every
+    # validation scores: the decay kept per update; null = off. Not with average_last, which would
+    # then average weights the EMA swapped in and out.
+    ema_decay: float | None = param(None, gt=0, lt=1)
     early_stopping_patience: int | None = param(None, ge=1)  # validations without a better val/bleu
     log_every_n_steps: int = param(50, ge=1)
     # On CUDA, a Transformer's training passes replayed as CUDA graphs, one per bucket of padded
@@ -43,6 +47,9 @@ class TrainerParams:
         if self.budget_minutes is not None and self.budget_updates is not None:
             raise ValueError(f"budget_updates: set one of trainer.budget_minutes ({self.budget_minutes}) and "
                              f"trainer.budget_updates ({self.budget_updates}), not both")
+        if self.average_last is not None and self.ema_decay is not None:
+            raise ValueError(f"ema_decay: set one of trainer.average_last ({self.average_last}) and "
+                             f"trainer.ema_decay ({self.ema_decay}), not both")
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from attention_lab.training.callbacks import (
     ScheduleCallback,
 )
 from attention_lab.training.datamodule import TranslationDataModule
+from attention_lab.training.ema import WarmupEMA
 from attention_lab.training.module import Seq2SeqModule
 from attention_lab.training.params import Seq2SeqParams, TrainerParams
 from attention_lab.training.random_state import RandomState
@@ -75,6 +76,9 @@ def build_trainer(params: Seq2SeqParams, paths: TrainPaths) -> tuple[pl.Trainer,
     callbacks += [schedule] if schedule else []
     if config.average_last:
         callbacks.append(LastWeights(config.average_last))
+    if config.ema_decay:
+        warmup = params.optim.warmup_steps if params.optim.schedule == "linear" else 0
+        callbacks.append(WarmupEMA(config.ema_decay, warmup))
     if config.early_stopping_patience:
         callbacks.append(EarlyStopping(MONITOR, mode="max", patience=config.early_stopping_patience))
     try:
