@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 import pytorch_lightning as pl
 import torch
-from conftest import REPO, TINY_TRANSFORMER, TINY_VOCAB, Interrupt, interrupt_at_step
+from conftest import REPO, TINY_TRANSFORMER, TINY_VOCAB, Interrupt, interrupt_at_step, train_tiny
 from mlflow import MlflowClient
 from servers import free_port, serving
 
@@ -23,6 +23,7 @@ from attention_lab.data.batching import TokenBatchSampler
 from attention_lab.data.splits import SplitParams
 from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer, TokenizerParams
 from attention_lab.inference.model_file import load_model
+from attention_lab.inference.translator import Translator
 from attention_lab.tracking.run import Run
 from attention_lab.tracking.run_file import read_run_file
 from attention_lab.tracking.store import MlflowParams, TrackingError, redact
@@ -532,6 +533,7 @@ import torch
 from attention_lab.training.averaging import LastWeights
 from attention_lab.training.datamodule import DataParams, TranslationDataModule
 from attention_lab.inference.model_file import load_model
+from attention_lab.inference.translator import Translator
 from attention_lab.training.module import OptimParams, Seq2SeqModule
 torch.set_num_threads(1)
 model_dir, data_dir, devices, out = sys.argv[1:]
@@ -606,6 +608,27 @@ def test_tying_all_embeddings_needs_a_joint_tokenizer(tmp_path, corpus_zip, voca
                                           r"\(train_tokenizer.subword.joint: true\)"):
         train_seq2seq(tiny_params(model={"tie_embeddings": "all"}), MlflowParams(enabled=False), paths)
     assert not paths.out.exists()
+
+
+# The tokenizer's tables, by the model's names: untied, each its own tensor. Rows: one a piece.
+VOCABULARY_TABLES = ("encoder.embedding.weight", "decoder.embedding.weight", "decoder.output.linear.weight",
+                     "decoder.output.linear.bias")
+
+
+def test_a_subword_size_flows_into_the_tokenizer_the_model_file_and_the_translator(tmp_path):
+    # 360 and 450 pieces: both sizes this corpus fills (a size is an upper bound).
+    for size in (360, 450):
+        vocab = {**TINY_VOCAB, "subword": {**TINY_VOCAB["subword"], "size": size}}
+        out = train_tiny(tmp_path / str(size), vocab, {"model": {"tie_embeddings": "none"},
+                                                       "trainer": {"budget_updates": 3, "validations": 1}})
+        tokenizer = Tokenizer.load(tmp_path / str(size) / "tokenizer" / TOKENIZER_FILE)
+        assert len(tokenizer.src) == len(tokenizer.tgt) == size
+        weights = torch.load(out / "model.pt", weights_only=True)["state_dict"]
+        assert {name: weights[name].shape[0] for name in VOCABULARY_TABLES} == dict.fromkeys(VOCABULARY_TABLES, size)
+        translator = Translator.load(out, "cpu")
+        assert len(translator.tokenizer.src) == len(translator.tokenizer.tgt) == size
+        translations = translator.translate(["Tom is here.", "We saw a cat."])
+        assert len(translations) == 2 and all(isinstance(t.text, str) for t in translations)
 
 
 def test_bf16_mixed_precision_trains_with_gradient_clipping(paths):
