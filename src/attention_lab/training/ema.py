@@ -7,8 +7,8 @@ checkpoint holds the average as its `state_dict` and the trained weights as `cur
 the best checkpoint, and so `model.pt`, is the average at the best validation, and a resumed run
 continues from both (the callback reloads the trained weights after Lightning loaded the average).
 The swaps copy values into the parameters' own storage (`.data.copy_`), which the CUDA graphs of
-`cuda_graphs.py` hold, and draw no random numbers. On CUDA, torch's `AveragedModel`
-reads its update count on the host at each update: one wait for the device per step.
+`cuda_graphs.py` hold, and draw no random numbers. On CUDA, torch's `AveragedModel` reads its
+update count on the host at each update: one wait for the device per step.
 """
 
 from __future__ import annotations
@@ -20,8 +20,10 @@ from pytorch_lightning.callbacks import EMAWeightAveraging
 
 
 class WarmupEMA(EMAWeightAveraging):
-    """The average of the whole LightningModule (its parameters are the model's), starting from the
-    weights after update `start` (the warm-up's last): until then it is the weights themselves."""
+    """The average of the whole LightningModule, starting from the weights after update `start` (the
+    warm-up's last): until then it is the weights themselves. The module's parameters are its
+    model's, and it has no buffers; averaging `model` alone would mean rewriting the callback's swaps
+    and checkpoint keys, which pair and name the module's own."""
 
     def __init__(self, decay: float, start: int) -> None:
         super().__init__(decay=decay)
