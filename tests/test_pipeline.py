@@ -1,6 +1,7 @@
-"""End to end: the real `dvc repro`, `dvc exp run` (also `--temp`, a queue run in parallel and a
-Transformer), `mlflow ui`, `mlflow models serve` and a SIGKILLed training, on a tiny generated
-corpus in a temporary git copy of the repository (CPU only, a few minutes)."""
+"""End to end: the real `dvc repro`, `dvc exp run` (a Transformer, and queued runs in parallel),
+`dvc plots`, `mlflow ui` and a SIGKILLed training, on a tiny generated corpus in a temporary git
+copy of the repository (CPU only, a few minutes). Each path is run once: `mlflow models serve` and
+`mlflow server` are tests/test_registry.py's and tests/test_tracking.py's."""
 
 import json
 import math
@@ -14,12 +15,13 @@ import time
 import urllib.request
 from pathlib import Path
 
+import mlflow
+import pandas as pd
 import pytest
 import yaml
 from conftest import REPO, TINY_TRAINING, TINY_VOCAB
 from corpus_factory import write_zip
 from mlflow import MlflowClient
-from servers import post, serving
 
 from attention_lab.inference.translator import Translator
 
@@ -178,41 +180,68 @@ def test_metrics_and_plots_commands(repo, tmp_path):
     assert len(labels) >= 2 and lows == sorted(lows) and bars["content"]["encoding"]["y"]["sort"] is None
 
 
-def test_exp_run_with_a_changed_param(repo):
+def test_a_transformer_experiment_runs_every_stage_and_its_model_translates_everywhere(repo):
+    """`dvc exp run -S train_seq2seq.model.arch=transformer` (sizes shrunk for the tiny corpus) runs
+    every stage; `dvc exp show` and `dvc plots diff` set it beside the committed run; and its model
+    is the one `attention-lab translate` and the logged MLflow model use (the served model's HTTP
+    path is tests/test_registry.py's). The tests after it find a Transformer in the workspace."""
     root, env = repo
     run(["git", "add", "-A"], root, env)
     run(["git", "commit", "-qm", "first run"], root, env)
-    run(["dvc", "exp", "run", "-n", "lr-high", "-S", "train_seq2seq.optim.lr=0.05"], root, env)
+    changes = ["arch=transformer", "transformer.layers=1", "transformer.heads=2", "transformer.model_size=16",
+               "transformer.ffn_size=32"]
+    result = run(["dvc", "exp", "run", "-n", "transformer",
+                  *(a for change in changes for a in ("-S", f"train_seq2seq.model.{change}"))], root, env)
+    for stage in ("train_seq2seq", "evaluate", "heatmaps"):
+        assert f"Running stage '{stage}'" in result.stdout, result.stdout[-2000:]
     rows = json.loads(run(["dvc", "exp", "show", "--json"], root, env).stdout)
     baseline = next(row for row in rows if row["experiments"])  # the commit, after the workspace row
-    experiment = next(e for e in baseline["experiments"] if e["name"] == "lr-high")
+    experiment = next(e for e in baseline["experiments"] if e["name"] == "transformer")["revs"][0]
     data = lambda row: row["data"]["params"]["params.yaml"]["data"]  # noqa: E731
-    assert data(baseline)["train_seq2seq"]["optim"]["lr"] == 0.02
-    assert data(experiment["revs"][0])["train_seq2seq"]["optim"]["lr"] == 0.05
+    assert data(baseline)["train_seq2seq"]["model"]["arch"] == "rnn"
+    assert data(experiment)["train_seq2seq"]["model"]["arch"] == "transformer"
     metrics = lambda row: row["data"]["metrics"]["reports/seq2seq/metrics.json"]["data"]  # noqa: E731
-    assert metrics(baseline)["train_loss"] != metrics(experiment["revs"][0])["train_loss"]
+    assert metrics(baseline)["train_loss"] != metrics(experiment)["train_loss"]
+    assert metrics(experiment)["val_bleu"] >= 0
     _, runs = seq2seq_runs(root)
-    assert len(runs) == 2 and runs[1].data.tags.get("dvc_experiment") == "lr-high"
+    assert len(runs) == 2 and runs[1].data.tags.get("dvc_experiment") == "transformer"
     # `dvc plots diff` overlays the two runs' curves on one chart, a point per validation each.
-    diff = json.loads(run(["dvc", "plots", "diff", "HEAD", "lr-high", "--json"], root, env).stdout)
+    diff = json.loads(run(["dvc", "plots", "diff", "HEAD", "transformer", "--json"], root, env).stdout)
     [chart] = diff["data"]["Validation BLEU"]
     points = [row for row in rows_of(chart["content"]) if "val_bleu" in row]
     revisions = {row["rev"] for row in points}
-    assert len(revisions) == 2 and any("lr-high" in rev for rev in revisions), revisions
+    assert len(revisions) == 2 and any("transformer" in rev for rev in revisions), revisions
     validations = yaml.safe_load((root / "params.yaml").read_text())["train_seq2seq"]["trainer"]["validations"]
     assert all(sum(row["rev"] == rev for row in points) == validations for rev in revisions)
+    assert isinstance(json.loads((root / "reports/evaluate/metrics.json").read_text())["beam"]["bleu"], float)
+    heatmaps = sorted(p.name for p in (root / "reports/heatmaps").iterdir())
+    assert "00-i-see-the-cat-heads-beam.png" in heatmaps and "00-i-see-the-cat-heads-greedy.png" in heatmaps
+
+    model_dir = root / "models/seq2seq"
+    sentences = ["I see the cat.", "We like the book."]
+    translator = Translator.load(model_dir, "cpu")
+    assert translator.model.params.arch == "transformer"
+    expected = [t.text for t in translator.translate(sentences)]
+    translated = run(["attention-lab", "translate", "--model", str(model_dir), *sentences], root, env)
+    assert translated.stdout.splitlines() == expected
+    model_id = json.loads((model_dir / "mlflow_run.json").read_text())["model_id"]
+    mlflow.set_tracking_uri(f"sqlite:///{root / 'mlflow.db'}")
+    try:
+        logged = mlflow.pyfunc.load_model(f"models:/{model_id}")
+        predictions = logged.predict(pd.DataFrame({"text": sentences}))
+    finally:
+        mlflow.set_tracking_uri(os.environ["MLFLOW_TRACKING_URI"])
+    assert list(predictions["translation"]) == expected
 
 
 def test_evaluate_only_experiments_never_retrain(repo, tmp_path):
-    """`--temp` and two queued experiments run in parallel restore the trained model from DVC's
-    run cache: MLflow gains no training run, and `dvc exp show` lists all three with their BLEU."""
+    """Two queued experiments run in parallel (each in a temporary copy) restore the trained model
+    from DVC's run cache: MLflow gains no training run, and `dvc exp show` lists both with their BLEU."""
     root, env = repo
     run(["git", "add", "-A"], root, env)
     run(["git", "commit", "-qm", "baseline for evaluate-only experiments", "--allow-empty"], root, env)
     _, before = seq2seq_runs(root)
-    temp = run(["dvc", "exp", "run", "--temp", "-n", "beam2", "-S", "evaluate.search.beam_size=2"], root, env)
-    assert "Running stage 'train_seq2seq'" not in temp.stdout, temp.stdout[-2000:]
-    for name, change in (("greedy", "evaluate.search.beam_size=1"), ("long", "evaluate.search.length_penalty=1.0")):
+    for name, change in (("greedy", "evaluate.search.beam_size=1"), ("short", "evaluate.search.length_penalty=0.6")):
         run(["dvc", "exp", "run", "--queue", "-n", name, "-S", change], root, env)
     # `queue start` leaves daemonized workers holding its stdout and stderr: read through pipes,
     # the call lasts as long as they do, and a worker that hung in its own shutdown once held this
@@ -231,11 +260,11 @@ def test_evaluate_only_experiments_never_retrain(repo, tmp_path):
     assert len(after) == len(before)  # no experiment trained
     rows = json.loads(run(["dvc", "exp", "show", "--json"], root, env).stdout)
     experiments = {e["name"]: e["revs"][0] for row in rows for e in (row.get("experiments") or []) if e.get("name")}
-    assert {"beam2", "greedy", "long"} <= set(experiments)
-    beam = lambda rev: rev["data"]["params"]["params.yaml"]["data"]["evaluate"]["search"]["beam_size"]  # noqa: E731
+    assert {"greedy", "short"} <= set(experiments)
+    search = lambda rev: rev["data"]["params"]["params.yaml"]["data"]["evaluate"]["search"]  # noqa: E731
     bleu = lambda rev: rev["data"]["metrics"]["reports/evaluate/metrics.json"]["data"]["beam"]["bleu"]  # noqa: E731
-    assert beam(experiments["beam2"]) == 2 and beam(experiments["greedy"]) == 1
-    assert all(isinstance(bleu(experiments[n]), float) for n in ("beam2", "greedy", "long"))
+    assert search(experiments["greedy"])["beam_size"] == 1 and search(experiments["short"])["length_penalty"] == 0.6
+    assert all(isinstance(bleu(experiments[n]), float) for n in ("greedy", "short"))
 
 
 def free_port() -> int:
@@ -254,7 +283,7 @@ def test_mlflow_ui_serves_the_run(repo):
     root, env = repo
     port = free_port()
     server = subprocess.Popen([str(Path(sys.executable).parent / "mlflow"), "ui", "--backend-store-uri",
-                               "sqlite:///mlflow.db", "--host", "127.0.0.1", "--port", str(port)],
+                               "sqlite:///mlflow.db", "--host", "127.0.0.1", "--port", str(port), "--workers", "1"],
                               cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               start_new_session=True)
     base = f"http://127.0.0.1:{port}"
@@ -285,7 +314,7 @@ def test_mlflow_ui_serves_the_run(repo):
 def test_killed_training_resumes_on_the_next_repro(repo):
     root, env = repo
     params = yaml.safe_load((root / "params.yaml").read_text())
-    params["train_seq2seq"]["trainer"]["max_epochs"] = 40
+    params["train_seq2seq"]["trainer"]["max_epochs"] = 20
     (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     history, last = root / "reports/seq2seq/history.csv", root / "models/seq2seq/.resume/last.ckpt"
     started = time.time()
@@ -303,7 +332,7 @@ def test_killed_training_resumes_on_the_next_repro(repo):
     validations = params["train_seq2seq"]["trainer"]["validations"]
     assert 3 <= killed_at < validations
     interrupted = json.loads((root / "models/seq2seq/.resume/run.json").read_text())["mlflow_run_id"]
-    result = run(["dvc", "repro"], root, env)
+    result = run(["dvc", "repro", "train_seq2seq"], root, env)
     assert "Resuming the interrupted run of this code, config and data" in result.stderr
     assert json.loads((root / "models/seq2seq/mlflow_run.json").read_text())["run_id"] == interrupted
     _, runs = seq2seq_runs(root)
@@ -312,66 +341,25 @@ def test_killed_training_resumes_on_the_next_repro(repo):
     steps = [int(line.split(",")[0]) for line in history.read_text().splitlines()[1:]]
     # Continued, not restarted, and no validation twice: the planned steps, the last where training ended.
     assert steps == [math.ceil(k * metrics["updates"] / validations) for k in range(1, validations + 1)]
-    assert metrics["epochs"] == 40
+    assert metrics["epochs"] == 20
     leftovers = [p for p in root.rglob("*.tmp") if ".dvc" not in p.parts and ".git" not in p.parts]
     assert not leftovers
-    assert "up to date" in run(["dvc", "status"], root, env).stdout
+    assert "up to date" in run(["dvc", "status", "train_seq2seq"], root, env).stdout
 
 
-def test_repro_after_a_code_change_and_forced_repro_train_afresh(repo):
-    """The crash this project once had: after a finished run, a code change (or `dvc repro -f`)
-    must train a fresh run, not "resume" the finished one and fail on missing reports."""
+def test_a_forced_repro_after_a_finished_run_trains_afresh(repo):
+    """The crash this project once had: after a finished run, `dvc repro -f` (or a code change,
+    tests/test_training.py) must train a fresh run, not "resume" the finished one and fail on
+    missing reports."""
     root, env = repo
     _, before = seq2seq_runs(root)
-    model_py = root / "src/attention_lab/model/seq2seq.py"
-    original = model_py.read_text()
-    try:
-        model_py.write_text(original + "\n# a comment: the package's source changed\n")
-        changed = run(["dvc", "repro"], root, env)
-        assert "Running stage 'train_seq2seq'" in changed.stdout and "Resuming" not in changed.stderr
-    finally:
-        model_py.write_text(original)
-    forced = run(["dvc", "repro", "-f", "train_seq2seq"], root, env)
-    assert "Resuming" not in forced.stderr
+    forced = run(["dvc", "repro", "-f", "-s", "train_seq2seq"], root, env)
+    assert "Running stage 'train_seq2seq'" in forced.stdout and "Resuming" not in forced.stderr
     params = yaml.safe_load((root / "params.yaml").read_text())["train_seq2seq"]["trainer"]
     metrics = json.loads((root / "reports/seq2seq/metrics.json").read_text())
     history = (root / "reports/seq2seq/history.csv").read_text().splitlines()[1:]
     assert len(history) == params["validations"] and metrics["epochs"] == params["max_epochs"]
     assert int(history[-1].split(",")[0]) == metrics["updates"]
     _, after = seq2seq_runs(root)
-    assert len(after) == len(before) + 2 and all(r.info.status == "FINISHED" for r in after[-2:])
+    assert len(after) == len(before) + 1 and after[-1].info.status == "FINISHED"
     assert not (root / "models/seq2seq/.resume").exists()
-
-
-def test_a_transformer_experiment_runs_every_stage_and_its_model_translates_everywhere(repo, tmp_path):
-    """`dvc exp run -S train_seq2seq.model.arch=transformer` (sizes shrunk for the tiny corpus) runs
-    every stage, and the model it makes is the one `attention-lab translate`, the logged MLflow
-    model and `mlflow models serve` use. Last in this module: it leaves a Transformer in the workspace."""
-    root, env = repo
-    run(["git", "add", "-A"], root, env)
-    run(["git", "commit", "-qm", "before the transformer", "--allow-empty"], root, env)
-    changes = ["arch=transformer", "transformer.layers=1", "transformer.heads=2", "transformer.model_size=16",
-               "transformer.ffn_size=32"]
-    result = run(["dvc", "exp", "run", "-n", "transformer",
-                  *(a for change in changes for a in ("-S", f"train_seq2seq.model.{change}"))], root, env)
-    for stage in ("train_seq2seq", "evaluate", "heatmaps"):
-        assert f"Running stage '{stage}'" in result.stdout, result.stdout[-2000:]
-    model_dir = root / "models/seq2seq"
-    assert json.loads((root / "reports/seq2seq/metrics.json").read_text())["val_bleu"] >= 0
-    assert isinstance(json.loads((root / "reports/evaluate/metrics.json").read_text())["beam"]["bleu"], float)
-    heatmaps = sorted(p.name for p in (root / "reports/heatmaps").iterdir())
-    assert "00-i-see-the-cat-heads-beam.png" in heatmaps and "00-i-see-the-cat-heads-greedy.png" in heatmaps
-
-    sentences = ["I see the cat.", "We like the book."]
-    translator = Translator.load(model_dir, "cpu")
-    assert translator.model.params.arch == "transformer"
-    expected = [t.text for t in translator.translate(sentences)]
-    translated = run(["attention-lab", "translate", "--model", str(model_dir), *sentences], root, env)
-    assert translated.stdout.splitlines() == expected
-
-    model_id = json.loads((model_dir / "mlflow_run.json").read_text())["model_id"]
-    serve_env = {**env, "MLFLOW_TRACKING_URI": f"sqlite:///{root / 'mlflow.db'}"}
-    with serving(["models", "serve", "-m", f"models:/{model_id}", "--env-manager", "local", "--workers", "1"],
-                 "/ping", root, serve_env, tmp_path / "serve.log", timeout=120) as base:
-        status, body = post(f"{base}/invocations", {"dataframe_records": [{"text": s} for s in sentences]})
-    assert (status, body) == (200, {"predictions": [{"translation": t, "missing_numbers": ""} for t in expected]})
