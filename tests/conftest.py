@@ -66,6 +66,30 @@ def corpus_zip(tmp_path: Path) -> Path:
     return write_zip(tmp_path / "fra-eng.zip")
 
 
+@pytest.fixture(scope="session")
+def tiny_data(tmp_path_factory: pytest.TempPathFactory):
+    """The synthetic corpus split and tokenized (TINY_VOCAB) once per process: the tests that train
+    on it read it and never write there, so it need not be rebuilt for each (seconds each time)."""
+    from corpus_factory import write_zip
+
+    from attention_lab.config import from_mapping
+    from attention_lab.data.splits import SplitParams
+    from attention_lab.data.tokenizer import TokenizerParams
+    from attention_lab.training.paths import prepare_data
+
+    root = tmp_path_factory.mktemp("tiny-data")
+    return prepare_data(write_zip(root / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1), root,
+                        from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
+
+
+@pytest.fixture
+def paths(tiny_data, tmp_path: Path):
+    """`tiny_data`'s inputs, with the model, reports and resume folders of this test's own."""
+    from attention_lab.training.paths import TrainPaths
+
+    return TrainPaths(tiny_data.data, tiny_data.tokenizer, tmp_path / "model", tmp_path / "reports")
+
+
 def train_tiny(root: Path, vocab: dict, overrides: dict | None = None) -> Path:
     """A model trained through the stage function on the synthetic corpus in `root`: TINY_TRAINING
     with `overrides`' sections merged over it, the tokenizer of `vocab`. Returns its model folder."""

@@ -1,5 +1,7 @@
 """The README's multi-node command, run for real: two `torchrun` launchers on loopback, each a node
-of one CPU process (gloo), train the tiny model on the generated corpus together."""
+of one CPU process (gloo), train a tiny Transformer on the generated corpus together. The project's
+one distributed training: rank 0 alone writes and records, and averaging's scoring, a validation
+after training, runs on every process."""
 
 import json
 import os
@@ -13,20 +15,18 @@ from pathlib import Path
 import pytest
 import pytorch_lightning as pl
 import torch
-from conftest import REPO, TINY_TRAINING, TINY_VOCAB
-from corpus_factory import write_zip
+from conftest import REPO, TINY_TRAINING, TINY_TRANSFORMER
+from mlflow import MlflowClient
 
 from attention_lab.config import from_mapping
-from attention_lab.data.splits import SplitParams
-from attention_lab.data.tokenizer import TokenizerParams
 from attention_lab.inference.model_file import load_model
 from attention_lab.training.datamodule import TranslationDataModule
 from attention_lab.training.module import Seq2SeqModule
-from attention_lab.training.paths import prepare_data
 from attention_lab.training.run import Seq2SeqParams
 
 NODES = 2
 VALIDATIONS = 4
+EXPERIMENT = "multinode"
 
 
 def readme_command() -> list[str]:
@@ -57,16 +57,14 @@ def node_command(node: int, port: int, params: Path, paths, folder: Path) -> lis
 
 
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory):
+def trained(tmp_path_factory, tiny_data):
     """(data paths, the folder of each node) after the two-node run."""
-    root = tmp_path_factory.mktemp("multinode")
-    paths = prepare_data(write_zip(root / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1), root,
-                         from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
-    trainer = {**TINY_TRAINING["trainer"], "max_epochs": 2, "validations": VALIDATIONS,
+    root, paths = tmp_path_factory.mktemp("multinode"), tiny_data
+    trainer = {**TINY_TRAINING["trainer"], "max_epochs": 2, "validations": VALIDATIONS, "average_last": 2,
                "num_nodes": NODES}  # as the README sets it
     params = root / "params.yaml"
-    params.write_text(json.dumps({"train_seq2seq": {**TINY_TRAINING, "trainer": trainer},
-                                  "mlflow": {"enabled": False}}))
+    params.write_text(json.dumps({"train_seq2seq": {**TINY_TRAINING, "model": TINY_TRANSFORMER, "trainer": trainer},
+                                  "mlflow": {"experiment": EXPERIMENT}}))
     port = free_port()
     # gloo binds the address the host name resolves to unless told the interface: loopback here.
     env = {**os.environ, "OMP_NUM_THREADS": "1", "GLOO_SOCKET_IFNAME": "lo", "PYTHONUNBUFFERED": "1"}
@@ -90,6 +88,8 @@ def test_two_nodes_train_together(trained):
     assert metrics["epochs"] == 2 and torch.isfinite(torch.tensor(metrics["train_loss"]))
     history = (folders[0] / "reports" / "history.csv").read_text().splitlines()
     assert len(history) == 1 + VALIDATIONS == 1 + metrics["validations"], history  # the nodes validated together
+    assert metrics["averaged_validations"] == 2 and metrics["average_val_bleu"] >= 0
+    assert load_model(folders[0] / "model").model.params.arch == "transformer"
 
 
 def test_only_rank_0_writes(trained):
@@ -99,6 +99,8 @@ def test_only_rank_0_writes(trained):
                                                                            "train_loss.csv"]
     written = sorted(str(p.relative_to(folders[1])) for p in folders[1].rglob("*")) if folders[1].exists() else []
     assert written == [], written
+    client = MlflowClient()
+    assert len(client.search_runs([client.get_experiment_by_name(EXPERIMENT).experiment_id])) == 1
 
 
 def test_validation_equals_one_processs(trained):

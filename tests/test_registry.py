@@ -169,72 +169,75 @@ def test_promote_from_the_model_folder(store, logged, tmp_path, capsys):
     assert tracking.client().get_model_version_by_alias(registry.MODEL_NAME, "champion").run_id == run_id
 
 
-def test_the_champion_is_served_over_http_and_survives_bad_requests(store, logged, expected, tmp_path):
-    run_id, _ = logged
-    registry.promote(run_id)
+@pytest.fixture(scope="module")
+def champion(store, logged, tmp_path_factory):
+    """The README's `mlflow models serve` of the champion (the logged model, promoted), on loopback:
+    one server for this module's HTTP tests, as starting one takes seconds."""
+    registry.promote(logged[0])
     # `mlflow models serve` runs `uvicorn` from PATH, as in an activated virtualenv.
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     args = ["models", "serve", "-m", f"models:/{registry.MODEL_NAME}@champion", "--env-manager", "local",
             "--workers", "1"]
-    with serving(args, "/ping", tmp_path, env, tmp_path / "serve.log", timeout=120) as base:
-        url = f"{base}/invocations"
-        status, body = post(url, {"dataframe_records": [{"text": s} for s in SENTENCES]})
-        assert (status, body) == (200, {"predictions": answer(expected[4])})
-        status, body = post(url, {"inputs": {"text": SENTENCES}, "params": {"beam_size": 1}})
-        assert (status, body) == (200, {"predictions": answer(expected[1])})
-        status, body = post(url, {"dataframe_records": [{"text": " ".join(SENTENCES)}]})  # one line, two sentences
-        assert (status, body) == (200, {"predictions": answer([" ".join(expected[4])])})
-
-        bad = [(b"{not json", "Invalid input"),
-               ({"dataframe_records": [{"txt": "I see the cat."}]}, "Model is missing inputs ['text']"),
-               ({"dataframe_records": [{"text": 5}]}, "row 1: 'text' must be a string, got int 5"),
-               ({"dataframe_records": [{"text": "I see the cat."}], "params": {"beam_size": 0}},
-                "params.beam_size: must be >= 1, got 0")]
-        for request, reason in bad:
-            status, body = post(url, request)
-            assert 400 <= status < 500, (request, status, body)
-            assert reason in body["message"], body
-        assert post(url, "I see the cat.", content_type="text/plain")[0] == 415
-        status, body = post(url, {"dataframe_split": {"columns": ["text"], "data": [[SENTENCES[0]]]}})
-        assert (status, body) == (200, {"predictions": answer(expected[4][:1])})  # still serving
+    root = tmp_path_factory.mktemp("serve")
+    with serving(args, "/ping", root, env, root / "serve.log", timeout=120) as base:
+        yield base
 
 
-def test_the_served_model_bounds_the_work_of_a_request(store, logged, expected, tmp_path):
+def test_the_champion_is_served_over_http_and_survives_bad_requests(champion, expected):
+    url = f"{champion}/invocations"
+    status, body = post(url, {"dataframe_records": [{"text": s} for s in SENTENCES]})
+    assert (status, body) == (200, {"predictions": answer(expected[4])})
+    status, body = post(url, {"inputs": {"text": SENTENCES}, "params": {"beam_size": 1}})
+    assert (status, body) == (200, {"predictions": answer(expected[1])})
+    status, body = post(url, {"dataframe_records": [{"text": " ".join(SENTENCES)}]})  # one line, two sentences
+    assert (status, body) == (200, {"predictions": answer([" ".join(expected[4])])})
+
+    bad = [(b"{not json", "Invalid input"),
+           ({"dataframe_records": [{"txt": "I see the cat."}]}, "Model is missing inputs ['text']"),
+           ({"dataframe_records": [{"text": 5}]}, "row 1: 'text' must be a string, got int 5"),
+           ({"dataframe_records": [{"text": "I see the cat."}], "params": {"beam_size": 0}},
+            "params.beam_size: must be >= 1, got 0")]
+    for request, reason in bad:
+        status, body = post(url, request)
+        assert 400 <= status < 500, (request, status, body)
+        assert reason in body["message"], body
+    assert post(url, "I see the cat.", content_type="text/plain")[0] == 415
+    status, body = post(url, {"dataframe_split": {"columns": ["text"], "data": [[SENTENCES[0]]]}})
+    assert (status, body) == (200, {"predictions": answer(expected[4][:1])})  # still serving
+
+
+def test_the_served_model_bounds_the_work_of_a_request(champion, expected):
     """Abuse on loopback against a real `mlflow models serve`: every request is answered or refused
     with 400 naming the row or the limit, and a normal request works after each."""
-    _, model_id = logged
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    args = ["models", "serve", "-m", f"models:/{model_id}", "--env-manager", "local", "--workers", "1"]
-    with serving(args, "/ping", tmp_path, env, tmp_path / "serve.log", timeout=120) as base:
-        url = f"{base}/invocations"
-        normal = {"inputs": {"text": SENTENCES}}
+    url = f"{champion}/invocations"
+    normal = {"inputs": {"text": SENTENCES}}
 
-        def still_serving():
-            assert post(url, normal) == (200, {"predictions": answer(expected[4])})
+    def still_serving():
+        assert post(url, normal) == (200, {"predictions": answer(expected[4])})
 
+    still_serving()
+    settled = champion.memory()
+    long = " ".join(["cat"] * 3000)
+    abuse = [({"inputs": {"text": ["Go.", long]}}, "row 2: "),
+             ({"inputs": {"text": ["Go."] * 5000}}, f"over the {served_model.MAX_REQUEST_PIECES} one request"),
+             ({"inputs": {"text": ["Go."]}, "params": {"beam_size": 32}}, "params.beam_size: at most 16"),
+             ({"inputs": {"text": ["Go."]}, "params": {"beam_size": 1000}}, "params.beam_size: must be <= 64"),
+             ({"inputs": {"text": ["Go."]}, "params": {"length_penalty": float("inf")}},
+              "params.length_penalty: must be a finite number"),
+             ({"inputs": {"text": ["Go."]}, "params": {"max_len_ratio": float("nan")}},
+              "params.max_len_ratio: must be a finite number")]
+    for request, reason in abuse:
+        status, body = post(url, request)
+        assert status == 400 and reason in body["message"], (status, body)
         still_serving()
-        settled = base.memory()
-        long = " ".join(["cat"] * 3000)
-        abuse = [({"inputs": {"text": ["Go.", long]}}, "row 2: "),
-                 ({"inputs": {"text": ["Go."] * 5000}}, f"over the {served_model.MAX_REQUEST_PIECES} one request"),
-                 ({"inputs": {"text": ["Go."]}, "params": {"beam_size": 32}}, "params.beam_size: at most 16"),
-                 ({"inputs": {"text": ["Go."]}, "params": {"beam_size": 1000}}, "params.beam_size: must be <= 64"),
-                 ({"inputs": {"text": ["Go."]}, "params": {"length_penalty": float("inf")}},
-                  "params.length_penalty: must be a finite number"),
-                 ({"inputs": {"text": ["Go."]}, "params": {"max_len_ratio": float("nan")}},
-                  "params.max_len_ratio: must be a finite number")]
-        for request, reason in abuse:
-            status, body = post(url, request)
-            assert status == 400 and reason in body["message"], (status, body)
-            still_serving()
-        # A request cannot lift the server's limits: MLflow drops params the signature lacks.
-        status, body = post(url, {"inputs": {"text": ["Go.", long]}, "params": {"max_source_pieces": 10**6}})
-        assert status == 400 and "row 2: " in body["message"], body
-        with ThreadPoolExecutor(max_workers=20) as pool:
-            answers = list(pool.map(lambda _: post(url, normal), range(20)))
-        assert answers == [(200, {"predictions": answer(expected[4])})] * 20
-        still_serving()
-        assert base.memory() < settled + 300 * 2**20, (settled, base.memory())
+    # A request cannot lift the server's limits: MLflow drops params the signature lacks.
+    status, body = post(url, {"inputs": {"text": ["Go.", long]}, "params": {"max_source_pieces": 10**6}})
+    assert status == 400 and "row 2: " in body["message"], body
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        answers = list(pool.map(lambda _: post(url, normal), range(20)))
+    assert answers == [(200, {"predictions": answer(expected[4])})] * 20
+    still_serving()
+    assert champion.memory() < settled + 300 * 2**20, (settled, champion.memory())
 
 
 @pytest.fixture

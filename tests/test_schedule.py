@@ -7,15 +7,11 @@ import pandas as pd
 import pytest
 import pytorch_lightning as pl
 import torch
-from conftest import TINY_TRAINING, TINY_VOCAB, Interrupt, interrupt_at_step
-from corpus_factory import write_zip
+from conftest import TINY_TRAINING, Interrupt, interrupt_at_step
 
 from attention_lab.config import from_mapping
-from attention_lab.data.splits import SplitParams
-from attention_lab.data.tokenizer import TokenizerParams
 from attention_lab.tracking.store import MlflowParams
 from attention_lab.training import run as training
-from attention_lab.training.paths import prepare_data
 from attention_lab.training.params import Seq2SeqParams
 from attention_lab.training.run import train_seq2seq
 from attention_lab.training.schedule import LinearSchedule
@@ -160,11 +156,9 @@ class LoaderBatches(pl.Callback):
         self.per_epoch.append(len(trainer.train_dataloader.batch_sampler))
 
 
-def test_a_fixed_length_schedule_plans_the_steps_the_loader_holds(tmp_path, monkeypatch):
+def test_a_fixed_length_schedule_plans_the_steps_the_loader_holds(paths, monkeypatch):
     """The plan is counted from the training sampler before training: counted with other batching
     settings than the loader's, the schedule would stop training early or end it unannealed."""
-    paths = prepare_data(write_zip(tmp_path / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1),
-                         tmp_path, from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
     config = {**TINY_TRAINING, "data": {**TINY_TRAINING["data"], "batch_tokens": 200},
               "trainer": {**TINY_TRAINING["trainer"], "max_epochs": 3}}
     build_trainer, loader = training.build_trainer, LoaderBatches()
@@ -207,10 +201,8 @@ class SlowerAndSlower(pl.Callback):
         self.now += self.validation_batch_s
 
 
-def test_budgeted_training_ends_annealed_when_steps_slow_down(tmp_path, monkeypatch):
+def test_budgeted_training_ends_annealed_when_steps_slow_down(paths, monkeypatch):
     budget_minutes = 0.15
-    paths = prepare_data(write_zip(tmp_path / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1),
-                         tmp_path, from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
     config = {**TINY_TRAINING, "trainer": {**TINY_TRAINING["trainer"], "budget_minutes": budget_minutes}}
     params = from_mapping(Seq2SeqParams, config, "train_seq2seq")
     build_trainer = training.build_trainer
@@ -363,9 +355,7 @@ def test_the_21_minute_default_still_validates_16_times(validation_s):
     assert used <= 1260.0 + validation_s + 0.15 and training >= 1260.0 - 15 * validation_s - 5.0
 
 
-def test_a_budget_run_resumed_after_a_kill_goes_on_validating(tmp_path, monkeypatch):
-    paths = prepare_data(write_zip(tmp_path / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1),
-                         tmp_path, from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
+def test_a_budget_run_resumed_after_a_kill_goes_on_validating(paths, monkeypatch):
     config = {**TINY_TRAINING, "trainer": {**TINY_TRAINING["trainer"], "budget_minutes": 0.1, "validations": 8}}
     params = from_mapping(Seq2SeqParams, config, "train_seq2seq")
     build_trainer, extra = training.build_trainer, []

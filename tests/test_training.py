@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 import pytorch_lightning as pl
 import torch
-from conftest import REPO, TINY_TRANSFORMER, TINY_VOCAB, Interrupt, interrupt_at_step, train_tiny
+from conftest import REPO, TINY_VOCAB, Interrupt, interrupt_at_step, train_tiny
 from mlflow import MlflowClient
 from servers import free_port, serving
 
@@ -51,12 +51,6 @@ TIMINGS = ("minutes", "tokens_per_s", "train_seconds")  # the metrics a rerun ca
 def tiny_params(**sections) -> Seq2SeqParams:
     merged = {k: {**v, **sections.get(k, {})} for k, v in TINY.items()}
     return from_mapping(Seq2SeqParams, merged, "train_seq2seq")
-
-
-@pytest.fixture
-def paths(tmp_path, corpus_zip) -> TrainPaths:
-    return prepare_data(corpus_zip, SplitParams(valid_fraction=0.1, test_fraction=0.1), tmp_path,
-                        from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
 
 
 def runs(experiment="attention-lab"):
@@ -506,24 +500,6 @@ def run_stage(paths: TrainPaths, params: Path, timeout=300, env=None) -> subproc
          "--tokenizer", str(paths.tokenizer), "--out", str(paths.out), "--reports", str(paths.reports)],
         cwd=REPO, capture_output=True, text=True, timeout=timeout,
         env={**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1", **(env or {})})
-
-
-@pytest.mark.parametrize("model", [TINY["model"], TINY_TRANSFORMER], ids=["rnn", "transformer"])
-def test_ddp_on_two_cpu_processes_writes_everything_once(paths, tmp_path, model):
-    params = tmp_path / "params.yaml"
-    # Averaging's scoring is a validation of every process after training.
-    trainer = {**TINY["trainer"], "max_epochs": 1, "devices": 2, "strategy": "ddp", "average_last": 2}
-    params.write_text(json.dumps({"train_seq2seq": {**TINY, "model": model, "trainer": trainer},
-                                  "mlflow": {"experiment": f"ddp-{model.get('arch', 'rnn')}"}}))
-    result = run_stage(paths, params)
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert "world_size: 2" in result.stderr or "distributed_backend=gloo" in result.stderr
-    assert sorted(p.name for p in paths.out.iterdir()) == ["mlflow_run.json", "model.pt"]
-    assert len(runs(f"ddp-{model.get('arch', 'rnn')}")) == 1
-    metrics = json.loads((paths.reports / "metrics.json").read_text())
-    assert metrics["epochs"] == 1 and torch.isfinite(torch.tensor(metrics["train_loss"]))
-    assert metrics["averaged_validations"] == 2 and metrics["average_val_bleu"] >= 0
-    assert load_model(paths.out).model.params.arch == model.get("arch", "rnn")
 
 
 VALIDATE = """
