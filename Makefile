@@ -4,10 +4,13 @@ PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-# torch is installed first, at the version pyproject.toml pins. From the package registry that is,
-# on Linux x86-64, the CUDA build (several GB); TORCH_INDEX=https://download.pytorch.org/whl/cpu
-# takes the CPU-only build from PyTorch's own index instead (docs/design.md).
+# torch is installed first, by pip, at the version pyproject.toml pins. From the package registry
+# that is, on Linux x86-64, the CUDA build (several GB); TORCH_INDEX=https://download.pytorch.org/whl/cpu
+# takes the CPU-only build from PyTorch's own index instead (docs/design.md). Pip reads the machine's
+# pip configuration (a local wheel folder, a mirror); uv, which does not, then installs the rest
+# from the package registry, downloading in parallel and keeping that torch.
 TORCH  := $(shell grep -o '"torch==[^"]*"' pyproject.toml | tr -d '"')
+UV     := uv==0.13.9
 TORCH_INDEX ?=
 
 .PHONY: setup repro test bench bench-d2l clean
@@ -16,7 +19,8 @@ setup: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) '$(TORCH)'
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check '$(UV)'
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[test]'
 	touch $(STAMP)
 
 # CORPUS=DIR points the `corpus` DVC remote at a local mirror (written to .dvc/config.local only).
