@@ -18,9 +18,11 @@ from pathlib import Path
 import mlflow
 import pandas as pd
 import pytest
+import torch
 import yaml
 from conftest import REPO, TINY_TRAINING, TINY_VOCAB
 from corpus_factory import write_zip
+from nw_factory import KERNELS
 from mlflow import MlflowClient
 
 from attention_lab.inference.translator import Translator
@@ -145,6 +147,46 @@ def test_repro_runs_every_stage(repo):
     assert "heatmaps/grid.png" in heatmaps
     nw = client.search_runs([run_.info.experiment_id], "tags.stage = 'train_nw'")
     assert len(nw) == 1 and "gaussian.mse_truth" in nw[0].data.metrics
+
+
+def test_the_nw_stage_wrote_metrics_figures_models_and_one_mlflow_run(repo):
+    root, _ = repo
+    params = yaml.safe_load((root / "params.yaml").read_text())["train_nw"]
+    metrics = json.loads((root / "reports/nw/metrics.json").read_text())
+    estimators = ["average", *KERNELS, "parametric"]
+    assert list(metrics) == [*estimators, "summary"]
+    for name in estimators:
+        assert {"mse_truth", "mse_noisy"} <= set(metrics[name])
+        for metric in ("mse_truth", "mse_noisy"):
+            stats = metrics["summary"][name][metric]
+            assert math.isfinite(stats["mean"]) and stats["std"] >= 0
+    for kernel in KERNELS:
+        assert 0.01 <= metrics[kernel]["bandwidth"] <= 10 and math.isfinite(metrics[kernel]["loo_mse"])
+        assert metrics[kernel]["mse_truth"] < metrics["average"]["mse_truth"]
+    assert math.isfinite(metrics["parametric"]["w"])
+
+    figures = {path.name for path in (root / "reports/nw/figures").iterdir()}
+    expected = ({f"fit_{name}.png" for name in estimators} | {f"attention_{name}.png" for name in estimators}
+                | {"loss_parametric.png", "loo_cv.png", "scoring_additive.png", "scoring_scaled_dot.png"})
+    assert figures == expected
+    for name in expected:
+        assert (root / "reports/nw/figures" / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    state = torch.load(root / "models/nw/parametric.pt", weights_only=True)
+    assert state["x_train"].shape == (params["n_train"],)
+    assert math.isclose(float(state["w"]), metrics["parametric"]["w"], rel_tol=1e-6)
+    saved = json.loads((root / "models/nw/estimators.json").read_text())
+    assert saved["bandwidths"] == {kernel: metrics[kernel]["bandwidth"] for kernel in KERNELS}
+
+    client = MlflowClient(f"sqlite:///{root / 'mlflow.db'}")
+    [run_] = client.search_runs([client.get_experiment_by_name("attention-lab").experiment_id],
+                                "tags.stage = 'train_nw'")
+    assert run_.info.status == "FINISHED" and run_.data.params["train_nw.n_train"] == str(params["n_train"])
+    assert math.isclose(run_.data.metrics["gaussian.mse_truth"], metrics["gaussian"]["mse_truth"], rel_tol=1e-6)
+    assert math.isclose(run_.data.metrics["summary.parametric.mse_noisy.mean"],
+                        metrics["summary"]["parametric"]["mse_noisy"]["mean"], rel_tol=1e-6)
+    assert len(client.get_metric_history(run_.info.run_id, "train/loss")) == params["epochs"]
+    assert {Path(a.path).name for a in client.list_artifacts(run_.info.run_id, "figures")} == expected
 
 
 def test_metrics_and_plots_commands(repo, tmp_path):
