@@ -8,7 +8,9 @@ STAMP  := $(VENV)/.installed
 # that is, on Linux x86-64, the CUDA build (several GB); TORCH_INDEX=https://download.pytorch.org/whl/cpu
 # takes the CPU-only build from PyTorch's own index instead (docs/design.md). Pip reads the machine's
 # pip configuration (a local wheel folder, a mirror); uv, which does not, then installs the rest
-# from the package registry, downloading in parallel and keeping that torch.
+# from the package registry, downloading in parallel and keeping that torch. It compiles the
+# bytecode too: where PYTHONDONTWRITEBYTECODE is set (CI images), every process would otherwise
+# compile each module it imports from source.
 TORCH  := $(shell grep -o '"torch==[^"]*"' pyproject.toml | tr -d '"')
 UV     := uv==0.13.9
 TORCH_INDEX ?=
@@ -20,7 +22,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX)) '$(TORCH)'
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check '$(UV)'
-	$(BIN)/uv pip install --quiet --python $(BIN)/python -e '.[test]'
+	$(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/python -e '.[test]'
 	touch $(STAMP)
 
 # CORPUS=DIR points the `corpus` DVC remote at a local mirror (written to .dvc/config.local only).
