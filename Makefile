@@ -30,8 +30,8 @@ repro: setup
 	@if [ -n "$(CORPUS)" ]; then $(BIN)/dvc remote modify --local corpus url "$$(realpath $(CORPUS))"; fi
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/dvc repro
 
-# The suite on every core (pytest-xdist), a test file to a worker, in collection order: the end-to-end
-# file (the longest) first (tests/conftest.py). A file's module-scoped fixtures are built once and the
+# The suite on every core (pytest-xdist), a test file to a worker, in collection order: the longest
+# files first (tests/conftest.py). A file's module-scoped fixtures are built once and the
 # end-to-end pipeline's tests run in order. TEST_WORKERS=0 runs it in one process.
 TEST_WORKERS ?= auto
 test: setup

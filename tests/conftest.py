@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -36,10 +37,18 @@ def interrupt_at_step(step: int):
     return InterruptAtStep()
 
 
+# The files that take longest, longest first (`pytest --durations=0` summed per file, 2026-11-26:
+# 290, 165, 80, 75, 35, 30 and 30 s on a 2-core machine; the others take under 20 s each).
+LONGEST_FIRST = ("test_pipeline.py", "test_training.py", "test_cli.py", "test_tracking.py", "test_multinode.py",
+                 "test_registry.py", "test_schedule.py")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The end-to-end module first: under `make test` (pytest-xdist, a file to a worker) the
-    longest file then starts at once instead of finishing last."""
-    items.sort(key=lambda item: item.get_closest_marker("e2e") is None)  # stable: order within kept
+    """Under `make test` pytest-xdist hands out a file at a time, in collection order, to whichever
+    worker is free: the long files go first (the end-to-end one at once), so that none is handed out
+    last and runs on while the other worker idles."""
+    rank = {name: k for k, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: order within a file kept
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -68,18 +77,21 @@ def corpus_zip(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="session")
 def tiny_data(tmp_path_factory: pytest.TempPathFactory):
-    """The synthetic corpus split and tokenized (TINY_VOCAB) once per process: the tests that train
-    on it read it and never write there, so it need not be rebuilt for each (seconds each time)."""
+    """The synthetic corpus split and tokenized (TINY_VOCAB) once per run: the tests that train on it
+    read it and never write there, so it need not be rebuilt for each (seconds each time)."""
     from corpus_factory import write_zip
 
     from attention_lab.config import from_mapping
     from attention_lab.data.splits import SplitParams
     from attention_lab.data.tokenizer import TokenizerParams
-    from attention_lab.training.paths import prepare_data
+    from attention_lab.training.paths import TrainPaths, prepare_data
 
-    root = tmp_path_factory.mktemp("tiny-data")
-    return prepare_data(write_zip(root / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1), root,
-                        from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
+    def build(root: Path) -> None:
+        prepare_data(write_zip(root / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1), root,
+                     from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
+
+    root = built_once(tmp_path_factory, "tiny-data", build)
+    return TrainPaths(root / "data", root / "tokenizer", root / "model", root / "reports")
 
 
 @pytest.fixture
@@ -121,24 +133,43 @@ def data_module(paths, **params):
     return module
 
 
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build) -> Path:
+    """The folder `name`, filled by `build(folder)` once for the whole run. Under `make test` the
+    xdist workers share their base temp's parent: the first worker to need the folder builds it under
+    a file lock and the others wait for it, instead of each training its own copy (tens of seconds)."""
+    from filelock import FileLock
+
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent
+    folder, done = base / name, base / f"{name}.done"
+    with FileLock(base / f"{name}.lock"):
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # a build that failed in another worker
+            folder.mkdir()
+            build(folder)
+            done.touch()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def trained_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small model trained on the synthetic corpus (a few seconds), shared by the tests."""
-    return train_tiny(tmp_path_factory.mktemp("trained"), TINY_VOCAB)
+    return built_once(tmp_path_factory, "trained", lambda root: train_tiny(root, TINY_VOCAB)) / "model"
 
 
 @pytest.fixture(scope="session")
 def transformer_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny Transformer trained through the same stage function on the synthetic corpus."""
-    return train_tiny(tmp_path_factory.mktemp("transformer"), TINY_VOCAB,
-                      {"model": TINY_TRANSFORMER, "optim": {"lr": 0.005}, "trainer": {"max_epochs": 20}})
+    overrides = {"model": TINY_TRANSFORMER, "optim": {"lr": 0.005}, "trainer": {"max_epochs": 20}}
+    return built_once(tmp_path_factory, "transformer", lambda root: train_tiny(root, TINY_VOCAB, overrides)) / "model"
 
 
 @pytest.fixture(scope="session")
 def word_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny word-mode model (d2l's vocabulary: names occur once, so they are <unk>)."""
-    return train_tiny(tmp_path_factory.mktemp("word-model"), {"kind": "word"},
-                      {"model": {"tie_embeddings": "none"}, "trainer": {"max_epochs": 3}})
+    overrides = {"model": {"tie_embeddings": "none"}, "trainer": {"max_epochs": 3}}
+    return built_once(tmp_path_factory, "word-model", lambda root: train_tiny(root, {"kind": "word"}, overrides)) / "model"
 
 
 @pytest.fixture(scope="module")
