@@ -26,6 +26,7 @@ from nw_factory import KERNELS
 from mlflow import MlflowClient
 
 from attention_lab.inference.translator import Translator
+from attention_lab.tracking.store import fluent_tracking_uri
 
 pytestmark = pytest.mark.e2e
 
@@ -267,12 +268,8 @@ def test_a_transformer_experiment_runs_every_stage_and_its_model_translates_ever
     translated = run(["attention-lab", "translate", "--model", str(model_dir), *sentences], root, env)
     assert translated.stdout.splitlines() == expected
     model_id = json.loads((model_dir / "mlflow_run.json").read_text())["model_id"]
-    mlflow.set_tracking_uri(f"sqlite:///{root / 'mlflow.db'}")
-    try:
-        logged = mlflow.pyfunc.load_model(f"models:/{model_id}")
-        predictions = logged.predict(pd.DataFrame({"text": sentences}))
-    finally:
-        mlflow.set_tracking_uri(os.environ["MLFLOW_TRACKING_URI"])
+    with fluent_tracking_uri(f"sqlite:///{root / 'mlflow.db'}"):  # and back as it was, for the tests after
+        predictions = mlflow.pyfunc.load_model(f"models:/{model_id}").predict(pd.DataFrame({"text": sentences}))
     assert list(predictions["translation"]) == expected
 
 
@@ -353,6 +350,25 @@ def test_mlflow_ui_serves_the_run(repo):
         server.wait(timeout=30)
 
 
+def test_a_forced_repro_after_a_finished_run_trains_afresh(repo):
+    """The crash this project once had: after a finished run, `dvc repro -f` (or a code change,
+    tests/test_training.py) must train a fresh run, not "resume" the finished one and fail on
+    missing reports. Before the kill test, which trains the longest: this retrains the 3 epochs of the
+    Transformer experiment."""
+    root, env = repo
+    _, before = seq2seq_runs(root)
+    forced = run(["dvc", "repro", "-f", "-s", "train_seq2seq"], root, env)
+    assert "Running stage 'train_seq2seq'" in forced.stdout and "Resuming" not in forced.stderr
+    params = yaml.safe_load((root / "params.yaml").read_text())["train_seq2seq"]["trainer"]
+    metrics = json.loads((root / "reports/seq2seq/metrics.json").read_text())
+    history = (root / "reports/seq2seq/history.csv").read_text().splitlines()[1:]
+    assert len(history) == params["validations"] and metrics["epochs"] == params["max_epochs"]
+    assert int(history[-1].split(",")[0]) == metrics["updates"]
+    _, after = seq2seq_runs(root)
+    assert len(after) == len(before) + 1 and after[-1].info.status == "FINISHED"
+    assert not (root / "models/seq2seq/.resume").exists()
+
+
 def test_killed_training_resumes_on_the_next_repro(repo):
     root, env = repo
     params = yaml.safe_load((root / "params.yaml").read_text())
@@ -387,21 +403,3 @@ def test_killed_training_resumes_on_the_next_repro(repo):
     leftovers = [p for p in root.rglob("*.tmp") if ".dvc" not in p.parts and ".git" not in p.parts]
     assert not leftovers
     assert "up to date" in run(["dvc", "status", "train_seq2seq"], root, env).stdout
-
-
-def test_a_forced_repro_after_a_finished_run_trains_afresh(repo):
-    """The crash this project once had: after a finished run, `dvc repro -f` (or a code change,
-    tests/test_training.py) must train a fresh run, not "resume" the finished one and fail on
-    missing reports."""
-    root, env = repo
-    _, before = seq2seq_runs(root)
-    forced = run(["dvc", "repro", "-f", "-s", "train_seq2seq"], root, env)
-    assert "Running stage 'train_seq2seq'" in forced.stdout and "Resuming" not in forced.stderr
-    params = yaml.safe_load((root / "params.yaml").read_text())["train_seq2seq"]["trainer"]
-    metrics = json.loads((root / "reports/seq2seq/metrics.json").read_text())
-    history = (root / "reports/seq2seq/history.csv").read_text().splitlines()[1:]
-    assert len(history) == params["validations"] and metrics["epochs"] == params["max_epochs"]
-    assert int(history[-1].split(",")[0]) == metrics["updates"]
-    _, after = seq2seq_runs(root)
-    assert len(after) == len(before) + 1 and after[-1].info.status == "FINISHED"
-    assert not (root / "models/seq2seq/.resume").exists()
