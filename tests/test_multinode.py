@@ -27,6 +27,9 @@ from attention_lab.training.run import Seq2SeqParams
 NODES = 2
 VALIDATIONS = 4
 EXPERIMENT = "multinode"
+# Many small batches of unequal lengths, an odd number of them: padding the nodes' shares by
+# repetition (counting some sentences twice) would then change the sums.
+DATA = {**TINY_TRAINING["data"], "batch_size": 5, "batch_tokens": 130, "val_bleu_size": 40}
 
 
 def readme_command() -> list[str]:
@@ -63,7 +66,8 @@ def trained(tmp_path_factory, tiny_data):
     trainer = {**TINY_TRAINING["trainer"], "max_epochs": 2, "validations": VALIDATIONS, "average_last": 2,
                "num_nodes": NODES}  # as the README sets it
     params = root / "params.yaml"
-    params.write_text(json.dumps({"train_seq2seq": {**TINY_TRAINING, "model": TINY_TRANSFORMER, "trainer": trainer},
+    params.write_text(json.dumps({"train_seq2seq": {**TINY_TRAINING, "data": DATA, "model": TINY_TRANSFORMER,
+                                                    "trainer": trainer},
                                   "mlflow": {"experiment": EXPERIMENT}}))
     port = free_port()
     # gloo binds the address the host name resolves to unless told the interface: loopback here.
@@ -109,13 +113,14 @@ def test_validation_equals_one_processs(trained):
     sentences and the sums were added up, neither repeated nor dropped."""
     paths, folders, _ = trained
     recorded = json.loads((folders[0] / "reports" / "metrics.json").read_text())
-    params = from_mapping(Seq2SeqParams, TINY_TRAINING, "train_seq2seq")
+    params = from_mapping(Seq2SeqParams, {**TINY_TRAINING, "data": DATA}, "train_seq2seq")
     loaded = load_model(folders[0] / "model")
     data = TranslationDataModule(paths.data, loaded.tokenizer, params.data, params.seed)
     trainer = pl.Trainer(accelerator="cpu", devices=1, logger=False, enable_progress_bar=False,
                          enable_model_summary=False, use_distributed_sampler=False)
     one = trainer.validate(Seq2SeqModule(loaded.model, params.optim, loaded.tokenizer), datamodule=data,
                            verbose=False)[0]
+    assert [len(loader) % 2 for loader in data.val_dataloader()] == [1, 1]  # loss pairs, BLEU sources
     assert one["val/bleu"] == pytest.approx(recorded["val_bleu"], abs=1e-4)
     assert one["val/loss"] == pytest.approx(recorded["val_loss"], rel=1e-5)
     assert one["val/ppl"] == pytest.approx(recorded["val_ppl"], rel=1e-5)

@@ -16,7 +16,7 @@ import pytorch_lightning as pl
 import torch
 from conftest import REPO, TINY_VOCAB, Interrupt, interrupt_at_step, train_tiny
 from mlflow import MlflowClient
-from servers import free_port, serving
+from servers import free_port, tracking_server
 
 from attention_lab.config import ConfigError, from_mapping
 from attention_lab.data.batching import TokenBatchSampler
@@ -178,7 +178,7 @@ def test_an_exact_update_budget_trains_the_same_model_to_the_bit_in_separate_pro
         paths, tmp_path):
     # The defaults' randomness on (dropout, concatenation, averaging); max_epochs is not what stops it.
     budget = {name: {**section, **RANDOMNESS.get(name, {})} for name, section in TINY.items()}
-    budget["trainer"] |= {"budget_updates": 37, "max_epochs": 1}
+    budget["trainer"] |= {"budget_updates": 37, "max_epochs": 1, "validations": 6}
     budget["optim"] |= {"schedule": "linear", "warmup_steps": 5}
     runs_ = {name: stage_process(paths, {**budget, "seed": seed}, tmp_path / name)
              for name, seed in (("first", 0), ("again", 0), ("other", 1))}
@@ -186,7 +186,7 @@ def test_an_exact_update_budget_trains_the_same_model_to_the_bit_in_separate_pro
         _, err = process.communicate(timeout=600)
         assert process.returncode == 0, err[-3000:]
     first, again, other = (stage_outputs(tmp_path / name) for name in runs_)
-    assert first[1]["updates"] == 37 and first[1]["validations"] == 16
+    assert first[1]["updates"] == 37 and first[1]["validations"] == 6
     # The schedule planned over exactly 37: warm-up 5, then 32 equal steps down, the last at 1/32 of the peak.
     assert first[1]["final_lr"] == pytest.approx(TINY["optim"]["lr"] / 32)
     assert first == again  # every tensor byte for byte, the same metrics and curves, timings aside
@@ -367,15 +367,6 @@ class StopServerAfterFirstValidation(pl.Callback):
             self.stop()
 
 
-def tracking_server(root: Path, log: str):
-    """`mlflow server` on loopback over the store in `root`: started again, it is the same server
-    (its runs and artifacts) at another port."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
-    args = ["server", "--backend-store-uri", f"sqlite:///{root / 'server.db'}",
-            "--artifacts-destination", str(root / "artifacts"), "--workers", "1"]
-    return serving(args, "/health", root, env, root / log)
-
-
 def test_a_server_lost_mid_training_costs_no_model_and_a_rerun_records_the_run_without_training(
         paths, tmp_path, monkeypatch, capsys):
     store = tmp_path / "server"
@@ -500,47 +491,6 @@ def run_stage(paths: TrainPaths, params: Path, timeout=300, env=None) -> subproc
          "--tokenizer", str(paths.tokenizer), "--out", str(paths.out), "--reports", str(paths.reports)],
         cwd=REPO, capture_output=True, text=True, timeout=timeout,
         env={**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1", **(env or {})})
-
-
-VALIDATE = """
-import json, sys
-import pytorch_lightning as pl
-import torch
-from attention_lab.training.averaging import LastWeights
-from attention_lab.training.datamodule import DataParams, TranslationDataModule
-from attention_lab.inference.model_file import load_model
-from attention_lab.inference.translator import Translator
-from attention_lab.training.module import OptimParams, Seq2SeqModule
-torch.set_num_threads(1)
-model_dir, data_dir, devices, out = sys.argv[1:]
-loaded = load_model(model_dir)
-data = TranslationDataModule(data_dir, loaded.tokenizer, DataParams(batch_size=5, batch_tokens=120, val_bleu_size=40))
-trainer = pl.Trainer(accelerator="cpu", devices=int(devices), strategy="ddp" if devices != "1" else "auto",
-                     logger=False, enable_progress_bar=False, use_distributed_sampler=False)
-metrics = trainer.validate(Seq2SeqModule(loaded.model, OptimParams(), loaded.tokenizer), datamodule=data)[0]
-if trainer.is_global_zero:
-    open(out, "w").write(json.dumps(metrics))
-"""
-
-
-def test_distributed_validation_equals_one_process(trained_model, tmp_path):
-    # Many small batches of unequal lengths: an odd number per process, which padding by
-    # repetition (counting some samples twice) would turn into different sums.
-    script = tmp_path / "validate.py"
-    script.write_text(VALIDATE)
-    data = trained_model.parent / "data"
-    results = {}
-    for devices in ("1", "2"):
-        out = tmp_path / f"metrics{devices}.json"
-        done = subprocess.run([sys.executable, str(script), str(trained_model), str(data), devices, str(out)],
-                              cwd=tmp_path, capture_output=True, text=True, timeout=300,
-                              env={**os.environ, "OMP_NUM_THREADS": "1"})
-        assert done.returncode == 0, done.stderr[-3000:]
-        results[devices] = json.loads(out.read_text())
-    one, two = results["1"], results["2"]
-    assert {"val/loss", "val/bleu"} <= set(one)
-    for key in ("val/loss", "val/bleu", "val/ppl"):
-        assert two[key] == pytest.approx(one[key], abs=1e-6), key
 
 
 @pytest.mark.parametrize("section, message", [
