@@ -66,6 +66,15 @@ def serving(args: list[str], health: str, cwd: Path, env: dict[str, str], log: P
         stop(process)
 
 
+def tracking_server(root: Path, log: str = "server.log"):
+    """`mlflow server` on loopback over the store in `root`, proxying artifacts into `root/artifacts`:
+    started again over the same `root`, it is the same server (its runs and artifacts) at another port."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
+    args = ["server", "--backend-store-uri", f"sqlite:///{root / 'server.db'}",
+            "--artifacts-destination", str(root / "artifacts"), "--workers", "1"]
+    return serving(args, "/health", root, env, root / log)
+
+
 def stop(process: subprocess.Popen) -> None:
     """SIGTERM to the server's process group (its workers too), SIGKILL if it lingers."""
     for sig in (signal.SIGTERM, signal.SIGKILL):

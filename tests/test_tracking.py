@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from mlflow import MlflowClient
 from mlflow.entities import ViewType
-from servers import serving
+from servers import tracking_server as start_tracking_server
 
 from attention_lab.tracking import registry
 from attention_lab.tracking import run as mlflow_run
@@ -130,10 +130,7 @@ def test_each_evaluation_is_a_child_run_and_the_training_run_shows_the_latest(lo
 def tracking_server(tmp_path_factory: pytest.TempPathFactory):
     """`mlflow server` on loopback, proxying artifacts into a folder of its own."""
     root = tmp_path_factory.mktemp("server")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
-    args = ["server", "--backend-store-uri", f"sqlite:///{root / 'server.db'}",
-            "--artifacts-destination", str(root / "artifacts"), "--workers", "1"]
-    with serving(args, "/health", root, env, root / "server.log") as base:
+    with start_tracking_server(root) as base:
         yield base, root / "artifacts"
 
 
