@@ -356,7 +356,7 @@ def test_the_21_minute_default_still_validates_16_times(validation_s):
 
 
 def test_a_budget_run_resumed_after_a_kill_goes_on_validating(paths, monkeypatch):
-    config = {**TINY_TRAINING, "trainer": {**TINY_TRAINING["trainer"], "budget_minutes": 0.1, "validations": 8}}
+    config = {**TINY_TRAINING, "trainer": {**TINY_TRAINING["trainer"], "budget_minutes": 0.05, "validations": 8}}
     params = from_mapping(Seq2SeqParams, config, "train_seq2seq")
     build_trainer, extra = training.build_trainer, []
 
