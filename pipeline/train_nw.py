@@ -7,11 +7,7 @@ from attention_lab.atomic import write_json
 from attention_lab.config import flatten, load_section, to_dict
 from attention_lab.errors import run_main
 from attention_lab.nw.data import NWParams
-from attention_lab.nw.experiment import run_experiment, save_models
-from attention_lab.nw.figures import figures
-from attention_lab.plotting import save_figure
 from attention_lab.stage import stage_args
-from attention_lab.tracking.run import Run
 from attention_lab.tracking.store import MlflowParams
 
 
@@ -20,14 +16,21 @@ def main() -> None:
                       out_models="folder for parametric.pt and estimators.json")
     params = load_section(args.params, "train_nw", NWParams)
     mlflow_params = load_section(args.params, "mlflow", MlflowParams)
-    reports = args.out_reports
-    # One fit per seed would repeat Lightning's device banner `repeats` times; the full batch
-    # lives in memory, so the loader needs no workers.
-    logging.getLogger("pytorch_lightning.utilities.rank_zero").setLevel(logging.WARNING)
-    warnings.filterwarnings("ignore", ".*does not have many workers.*")
+    # MLflow, Lightning and matplotlib once the params are known good, and the store checked before
+    # Lightning: a bad value or an unreachable store fails in seconds, not after ten of imports.
+    from attention_lab.tracking.run import Run
 
     run = Run.create(mlflow_params, "train_nw")
     try:
+        from attention_lab.nw.experiment import run_experiment, save_models
+        from attention_lab.nw.figures import figures
+        from attention_lab.plotting import save_figure
+
+        # One fit per seed would repeat Lightning's device banner `repeats` times; the full batch
+        # lives in memory, so the loader needs no workers.
+        logging.getLogger("pytorch_lightning.utilities.rank_zero").setLevel(logging.WARNING)
+        warnings.filterwarnings("ignore", ".*does not have many workers.*")
+        reports = args.out_reports
         run.log_params(flatten({"train_nw": to_dict(params)}))
         experiment = run_experiment(params)
         metrics = experiment.metrics()
@@ -35,7 +38,7 @@ def main() -> None:
         save_models(experiment, args.out_models)
         for name, figure in figures(experiment).items():
             save_figure(figure, reports / "figures" / f"{name}.png")
-            run.log_figure(figure, f"figures/{name}.png")
+            run.log_artifact(reports / "figures" / f"{name}.png", "figures")  # the file itself: drawn once
         run.log_metrics(flatten(metrics))
         for step, loss in enumerate(experiment.main.model.losses):
             run.log_metrics({"train/loss": loss}, step)
