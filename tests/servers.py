@@ -66,10 +66,21 @@ def serving(args: list[str], health: str, cwd: Path, env: dict[str, str], log: P
         stop(process)
 
 
+# MLflow's tracking server also starts a job runner and seven huey consumers for its GenAI jobs
+# (LLM judges, trace roll-ups), which this project never submits: about 25 s of CPU time at each
+# start, on a machine whose two cores the suite keeps busy.
+NO_JOBS = {"MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false"}
+
+
+def without_tracking_env() -> dict[str, str]:
+    """This process' environment without MLflow's and DVC's variables (a server of a test's own)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
+
+
 def tracking_server(root: Path, log: str = "server.log"):
     """`mlflow server` on loopback over the store in `root`, proxying artifacts into `root/artifacts`:
     started again over the same `root`, it is the same server (its runs and artifacts) at another port."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
+    env = {**without_tracking_env(), **NO_JOBS}
     args = ["server", "--backend-store-uri", f"sqlite:///{root / 'server.db'}",
             "--artifacts-destination", str(root / "artifacts"), "--workers", "1"]
     return serving(args, "/health", root, env, root / log)

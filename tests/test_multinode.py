@@ -7,7 +7,6 @@ import json
 import os
 import re
 import shlex
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytorch_lightning as pl
 import torch
 from conftest import REPO, TINY_TRAINING, TINY_TRANSFORMER
 from mlflow import MlflowClient
+from servers import free_port
 
 from attention_lab.config import from_mapping
 from attention_lab.inference.model_file import load_model
@@ -38,12 +38,6 @@ def readme_command() -> list[str]:
     found = re.search(r"`(torchrun --nnodes=2 [^`]+)`", text.replace("\n", " "))
     assert found, "README: no multi-node torchrun command"
     return shlex.split(re.sub(r"\s+", " ", found.group(1)))
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def node_command(node: int, port: int, params: Path, paths, folder: Path) -> list[str]:

@@ -8,7 +8,6 @@ import math
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ import yaml
 from conftest import REPO, TINY_TRAINING, TINY_VOCAB
 from corpus_factory import write_zip
 from nw_factory import KERNELS
+from servers import NO_JOBS, free_port, without_tracking_env
 from mlflow import MlflowClient
 
 from attention_lab.inference.translator import Translator
@@ -71,7 +71,7 @@ def repo(tmp_path_factory):
     (root / "data.dvc").write_text(committed.stdout)
     params = yaml.safe_load((root / "params.yaml").read_text())
     (root / "params.yaml").write_text(yaml.safe_dump(merge(params, TINY_PARAMS), sort_keys=False))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
+    env = without_tracking_env()
     env["OMP_NUM_THREADS"] = "1"  # tiny models; two threads on a busy 2-core machine spin
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"  # `python` in dvc.yaml = this venv
     env.update(GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
@@ -103,9 +103,7 @@ def seq2seq_runs(root):
 def test_repro_with_the_tracking_server_down_fails_in_seconds_before_training(repo):
     """First in this module: nothing is trained yet. Nothing listens on the URI's port."""
     root, env = repo
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        uri = f"http://127.0.0.1:{sock.getsockname()[1]}"
+    uri = f"http://127.0.0.1:{free_port()}"
     start = time.monotonic()
     failed = run(["dvc", "repro"], root, {**env, "MLFLOW_TRACKING_URI": uri}, check=False)
     seconds = time.monotonic() - start
@@ -306,12 +304,6 @@ def test_evaluate_only_experiments_never_retrain(repo, tmp_path):
     assert all(isinstance(bleu(experiments[n]), float) for n in ("greedy", "short"))
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def get_json(url):
     with urllib.request.urlopen(url, timeout=10) as response:
         return json.loads(response.read())
@@ -323,8 +315,8 @@ def test_mlflow_ui_serves_the_run(repo):
     port = free_port()
     server = subprocess.Popen([str(Path(sys.executable).parent / "mlflow"), "ui", "--backend-store-uri",
                                "sqlite:///mlflow.db", "--host", "127.0.0.1", "--port", str(port), "--workers", "1"],
-                              cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              start_new_session=True)
+                              cwd=root, env={**env, **NO_JOBS}, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     try:
         for _ in range(120):

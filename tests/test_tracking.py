@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from mlflow import MlflowClient
 from mlflow.entities import ViewType
-from servers import tracking_server as start_tracking_server
+from servers import tracking_server as start_tracking_server, without_tracking_env
 
 from attention_lab.tracking import registry
 from attention_lab.tracking import run as mlflow_run
@@ -135,8 +135,7 @@ def tracking_server(tmp_path_factory: pytest.TempPathFactory):
 
 
 def client_env(base: str, cwd: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
-    return {**env, "MLFLOW_TRACKING_URI": base, "DVC_ROOT": str(cwd)}
+    return {**without_tracking_env(), "MLFLOW_TRACKING_URI": base, "DVC_ROOT": str(cwd)}
 
 
 def test_with_a_tracking_server_every_artifact_lands_in_its_store(tracking_server, trained_model, tmp_path,
@@ -204,7 +203,7 @@ def test_processes_creating_the_experiment_at_once_all_succeed(tracking_server, 
 def test_processes_opening_a_new_sqlite_store_at_once_all_succeed(tmp_path):
     """Queued DVC experiments started together on a fresh clone: MLflow creates the database's
     tables on first use, which fails in all but one process unless `tracking.client` serialises it."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("MLFLOW_", "DVC_"))}
+    env = without_tracking_env()
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"
     ids = race({**env, "MLFLOW_TRACKING_URI": uri, "DVC_ROOT": str(tmp_path)}, tmp_path)
     assert ids == {MlflowClient(uri).get_experiment_by_name("raced").experiment_id}
