@@ -452,6 +452,13 @@ def test_ctrl_c_is_one_line_exit_130_and_leaves_no_output(trained_model, tmp_pat
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]
 
 
+def test_ctrl_c_while_writing_to_stdout_is_one_line_exit_130(trained_model, tmp_path):
+    job = start(trained_model, "--input", long_input(tmp_path), stdout=subprocess.PIPE, preexec_fn=as_in_a_terminal)
+    assert job.stdout.readline().strip()  # midway: translations are coming out
+    job.send_signal(signal.SIGINT)
+    failed(job, 130, "interrupted")
+
+
 def test_a_write_failing_midway_leaves_the_earlier_output_untouched(trained_model, tmp_path):
     """A file-size limit of 4 KiB (RLIMIT_FSIZE) fails the write after its first blocks, as a
     full disk would, with errno EFBIG."""

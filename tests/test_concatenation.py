@@ -50,13 +50,14 @@ def test_joining_is_seeded_and_off_at_zero():
     assert concatenated_pairs(pairs, 0.0, 3, seed=1) == []
 
 
-@pytest.fixture(scope="module")
-def prepared(tmp_path_factory):
+@pytest.fixture(scope="module", params=[TINY_VOCAB, {"kind": "word"}], ids=["subword", "word"])
+def prepared(tmp_path_factory, request):
+    """The tiny corpus split and tokenized with subword pieces, and with d2l's words."""
     from corpus_factory import write_zip
 
     root = tmp_path_factory.mktemp("concat")
     return prepare_data(write_zip(root / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1), root,
-                        from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
+                        from_mapping(TokenizerParams, request.param, "train_tokenizer"))
 
 
 def test_joined_ids_are_the_ids_of_the_sentences_written_on_one_line(prepared):

@@ -180,6 +180,22 @@ def test_teacher_forcing_runs_the_fused_attention_kernel_and_never_the_score_mat
     assert not {"aten::_scaled_dot_product_attention_math", "aten::bmm", "aten::softmax"} & set(ops)
 
 
+@pytest.mark.parametrize("need_weights", [False, True], ids=["no-weights", "cross-weights"])
+def test_a_cached_search_step_runs_the_fused_attention_kernel(need_weights):
+    """One new token against the key-value cache: self-attention on CPU's flash kernel in each of 2
+    layers, and cross-attention too unless its weights are asked for (heatmaps, carried symbols);
+    only then does cross-attention build its (Q, K) score matrix."""
+    model = tiny().eval()
+    src, src_len = sources()
+    _, state, _ = model.decoder.step(targets()[:, :3], model.encode(src, src_len))
+    with torch.profiler.profile() as profile, torch.no_grad():
+        model.decoder.step(targets()[:, 3:4], state, need_weights=need_weights)
+    ops = [event.name for event in profile.events()]
+    assert ops.count("aten::_scaled_dot_product_flash_attention_for_cpu") == (2 if need_weights else 2 * 2)
+    assert ops.count("aten::softmax") == (2 if need_weights else 0)
+    assert "aten::_scaled_dot_product_attention_math" not in ops
+
+
 @pytest.mark.parametrize("chunks", [(1, 1, 1, 1, 1, 1), (2, 3, 1), (4, 2)], ids=["1-by-1", "2-3-1", "4-2"])
 def test_cached_incremental_decoding_equals_full_prefix_recomputation(chunks):
     """Steps fed through the key-value cache, one or several tokens at a time, give the logits
