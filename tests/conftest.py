@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -155,21 +156,23 @@ def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build) -> Pa
 @pytest.fixture(scope="session")
 def trained_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small model trained on the synthetic corpus (a few seconds), shared by the tests."""
-    return built_once(tmp_path_factory, "trained", lambda root: train_tiny(root, TINY_VOCAB)) / "model"
+    return built_once(tmp_path_factory, "trained", partial(train_tiny, vocab=TINY_VOCAB)) / "model"
 
 
 @pytest.fixture(scope="session")
 def transformer_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny Transformer trained through the same stage function on the synthetic corpus."""
     overrides = {"model": TINY_TRANSFORMER, "optim": {"lr": 0.005}, "trainer": {"max_epochs": 20}}
-    return built_once(tmp_path_factory, "transformer", lambda root: train_tiny(root, TINY_VOCAB, overrides)) / "model"
+    build = partial(train_tiny, vocab=TINY_VOCAB, overrides=overrides)
+    return built_once(tmp_path_factory, "transformer", build) / "model"
 
 
 @pytest.fixture(scope="session")
 def word_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny word-mode model (d2l's vocabulary: names occur once, so they are <unk>)."""
     overrides = {"model": {"tie_embeddings": "none"}, "trainer": {"max_epochs": 3}}
-    return built_once(tmp_path_factory, "word-model", lambda root: train_tiny(root, {"kind": "word"}, overrides)) / "model"
+    build = partial(train_tiny, vocab={"kind": "word"}, overrides=overrides)
+    return built_once(tmp_path_factory, "word-model", build) / "model"
 
 
 @pytest.fixture(scope="module")
