@@ -124,14 +124,6 @@ def test_stdin_to_stdout_with_heatmap_in_a_subprocess(trained_model, expected, t
     assert (tmp_path / "h.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_console_script_is_installed(trained_model, expected):
-    script = Path(sys.executable).parent / "attention-lab"
-    result = subprocess.run([str(script), "translate", "--model", str(trained_model), "--device", "cpu", "Go."],
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.splitlines() == expected(["Go."])
-
-
 def test_words_outside_the_vocabulary_are_noted_and_copied(word_model, capsys):
     sentences = ["She takes the car.", "Zebulon sees the dog and Priya likes the bread."]
     code, out, err = cli(capsys, "translate", "--model", word_model, "--device", "cpu", *sentences)
@@ -421,9 +413,10 @@ def wait_for_a_partial_write(job, out: Path) -> Path:
     pytest.fail(f"the job ended ({job.returncode}) before it wrote any translation: give it more lines")
 
 
-def test_a_killed_job_leaves_no_output_and_the_next_run_clears_its_temporary(trained_model, tmp_path):
+def test_a_killed_job_leaves_no_output_and_the_next_run_clears_its_temporary(trained_model, expected, tmp_path):
     """The translations go to a temporary name, renamed when all are written: a job killed while
-    it writes (SIGKILL runs no cleanup) leaves no `--output`, partial or not."""
+    it writes (SIGKILL runs no cleanup) leaves no `--output`, partial or not. Both jobs run the
+    installed console script."""
     out = tmp_path / "out.txt"
     job = start(trained_model, "--input", long_input(tmp_path), "--output", out)
     partial = wait_for_a_partial_write(job, out)
@@ -433,6 +426,7 @@ def test_a_killed_job_leaves_no_output_and_the_next_run_clears_its_temporary(tra
     done = subprocess.run([str(SCRIPT), "translate", "--model", str(trained_model), "--output", str(out), "Go."],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
+    assert out.read_text().splitlines() == expected(["Go."])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt", "out.txt"]  # the stale temporary is gone
 
 

@@ -6,7 +6,6 @@ import re
 import subprocess
 import sys
 import time
-from contextlib import ExitStack
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -16,7 +15,7 @@ import pytorch_lightning as pl
 import torch
 from conftest import REPO, TINY_VOCAB, Interrupt, interrupt_at_step, train_tiny
 from mlflow import MlflowClient
-from servers import free_port, tracking_server
+from servers import Relay, free_port, tracking_server
 
 from attention_lab.config import ConfigError, from_mapping
 from attention_lab.data.batching import TokenBatchSampler
@@ -369,29 +368,31 @@ class StopServerAfterFirstValidation(pl.Callback):
 
 def test_a_server_lost_mid_training_costs_no_model_and_a_rerun_records_the_run_without_training(
         paths, tmp_path, monkeypatch, capsys):
+    """Training talks to the server through a relay, which goes away after the first validation;
+    the rerun reaches the same server at its own address, as a server restarted elsewhere."""
     store = tmp_path / "server"
     store.mkdir()
     params = tiny_params()
-    with ExitStack() as server:
-        monkeypatch.setenv("MLFLOW_TRACKING_URI", server.enter_context(tracking_server(store, "first.log")))
+    with tracking_server(store) as base:
+        relay = Relay(base)
+        monkeypatch.setenv("MLFLOW_TRACKING_URI", relay.url)
         with pytest.raises(TrackingError) as error:
-            train_with(paths, params, [StopServerAfterFirstValidation(server.close)], monkeypatch)
-    warnings = [line for line in capsys.readouterr().err.splitlines() if "stopped answering" in line]
-    assert len(warnings) == 1 and warnings[0].startswith("warning: MLflow tracking server http://127.0.0.1:")
-    assert warnings[0].endswith("training goes on, metrics from here on are not recorded")
-    message = str(error.value)
-    assert "\n" not in message and "unreachable while recording run" in message
-    assert message.endswith("model.pt and reports were written; the run's config, reports and logged model were "
-                            "not recorded; rerun `dvc repro` to record them")
-    run_id = re.search(r"recording run (\w+)", message)[1]
-    outputs = [paths.out / "model.pt", paths.reports / "history.csv", paths.reports / "metrics.json"]
-    trained = {path: path.read_bytes() for path in outputs}  # all written
-    assert not (paths.out / "mlflow_run.json").exists()
-    for path in outputs:
-        path.unlink()  # what `dvc repro` does before it runs the stage again
+            train_with(paths, params, [StopServerAfterFirstValidation(relay.close)], monkeypatch)
+        warnings = [line for line in capsys.readouterr().err.splitlines() if "stopped answering" in line]
+        assert len(warnings) == 1 and warnings[0].startswith(f"warning: MLflow tracking server {relay.url} ")
+        assert warnings[0].endswith("training goes on, metrics from here on are not recorded")
+        message = str(error.value)
+        assert "\n" not in message and "unreachable while recording run" in message
+        assert message.endswith("model.pt and reports were written; the run's config, reports and logged model "
+                                "were not recorded; rerun `dvc repro` to record them")
+        run_id = re.search(r"recording run (\w+)", message)[1]
+        outputs = [paths.out / "model.pt", paths.reports / "history.csv", paths.reports / "metrics.json"]
+        trained = {path: path.read_bytes() for path in outputs}  # all written
+        assert not (paths.out / "mlflow_run.json").exists()
+        for path in outputs:
+            path.unlink()  # what `dvc repro` does before it runs the stage again
 
-    monkeypatch.setattr(pl.Trainer, "fit", lambda *args, **kwargs: pytest.fail("trained again"))
-    with tracking_server(store, "second.log") as base:
+        monkeypatch.setattr(pl.Trainer, "fit", lambda *args, **kwargs: pytest.fail("trained again"))
         monkeypatch.setenv("MLFLOW_TRACKING_URI", base)
         metrics = train_seq2seq(params, MlflowParams(), paths)
         client = MlflowClient(base)
