@@ -363,6 +363,18 @@ def test_the_reproduction_command_trains_the_committed_runs_updates_without_a_cl
     assert trainer.budget_minutes is None and trainer.budget_updates == committed["updates"]
 
 
+def test_the_transformer_command_is_the_recipe_the_search_chose(readme):
+    """The README's Transformer and the one docs/recipe.md chose and measured are the same command,
+    and it trains a Transformer."""
+    def transformer_commands(text: str) -> list[list[str]]:
+        return [argv for argv, _ in bash_commands(text) if argv[:5] == ["dvc", "exp", "run", "-n", "transformer"]]
+
+    [command] = transformer_commands(readme)
+    assert transformer_commands((REPO / "docs/recipe.md").read_text(encoding="utf-8")) == [command]
+    overrides = [command[i + 1] for i, arg in enumerate(command) if arg == "-S"]
+    assert applied_params(overrides)["train_seq2seq"]["model"]["arch"] == "transformer"
+
+
 def test_readme_links_and_paths_exist(readme):
     assert link_problems(readme) == []
 
