@@ -95,6 +95,11 @@ def stage_params_classes() -> dict[str, type]:
     return classes
 
 
+def set_values(argv: list[str]) -> list[str]:
+    """The `key=value` of each `-S` in a `dvc exp run` command."""
+    return [argv[i + 1] for i, arg in enumerate(argv) if arg == "-S"]
+
+
 def applied_params(overrides: list[str]) -> dict:
     """params.yaml with `overrides` applied as `dvc exp run -S` applies them (an unknown key raises)."""
     from dvc.utils.hydra import apply_overrides
@@ -346,8 +351,7 @@ def test_the_d2l_command_trains_d2ls_model_with_d2ls_optimiser(readme):
     from attention_lab.training.params import Seq2SeqParams
 
     [argv] = [argv for argv, _ in bash_commands(readme) if "d2l-seed" in argv]
-    overrides = [argv[i + 1] for i, arg in enumerate(argv) if arg == "-S"]
-    params = from_mapping(Seq2SeqParams, applied_params(overrides)["train_seq2seq"], "train_seq2seq")
+    params = from_mapping(Seq2SeqParams, applied_params(set_values(argv))["train_seq2seq"], "train_seq2seq")
     rnn = replace(params.model, transformer=ModelParams().transformer)  # the Transformer's section plays no part
     assert rnn == ModelParams() and params.optim == OptimParams()
 
@@ -357,8 +361,7 @@ def test_the_reproduction_command_trains_the_committed_runs_updates_without_a_cl
     from attention_lab.training.params import Seq2SeqParams
 
     [argv] = [argv for argv, _ in bash_commands(readme) if "budget_updates" in " ".join(argv)]
-    overrides = [argv[i + 1] for i, arg in enumerate(argv) if arg == "-S"]
-    trainer = from_mapping(Seq2SeqParams, applied_params(overrides)["train_seq2seq"], "train_seq2seq").trainer
+    trainer = from_mapping(Seq2SeqParams, applied_params(set_values(argv))["train_seq2seq"], "train_seq2seq").trainer
     committed = json.loads((REPO / "reports/seq2seq/metrics.json").read_text(encoding="utf-8"))
     assert trainer.budget_minutes is None and trainer.budget_updates == committed["updates"]
 
@@ -371,8 +374,7 @@ def test_the_transformer_command_is_the_recipe_the_search_chose(readme):
 
     [command] = transformer_commands(readme)
     assert transformer_commands((REPO / "docs/recipe.md").read_text(encoding="utf-8")) == [command]
-    overrides = [command[i + 1] for i, arg in enumerate(command) if arg == "-S"]
-    assert applied_params(overrides)["train_seq2seq"]["model"]["arch"] == "transformer"
+    assert applied_params(set_values(command))["train_seq2seq"]["model"]["arch"] == "transformer"
 
 
 def test_readme_links_and_paths_exist(readme):
