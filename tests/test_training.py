@@ -40,7 +40,7 @@ TINY = {"data": {"batch_size": 16, "batch_tokens": 300, "val_bleu_size": 12},
         "model": {"embed_size": 16, "hidden_size": 16, "num_layers": 1, "dropout": 0.0},
         "optim": {"lr": 0.01},
         "trainer": {"accelerator": "cpu", "max_epochs": 2, "progress_bar": False, "log_every_n_steps": 2}}
-# The defaults' randomness: dropout draws masks, concatenation joins pairs, averaging keeps weights.
+# Every randomness a run can have: dropout draws masks, concatenation joins pairs, averaging keeps weights.
 RANDOMNESS = {"model": {"dropout": 0.2, "io_dropout": 0.2}, "data": {"concat_fraction": 0.1},
               "trainer": {"average_last": 4}}
 HISTORY_VALUES = ("epoch", "step", "train_loss", "train_nll", "val_loss", "val_bleu", "lr")  # not timings
@@ -175,7 +175,7 @@ def stage_outputs(root: Path) -> tuple[dict, dict, str, str]:
 
 def test_an_exact_update_budget_trains_the_same_model_to_the_bit_in_separate_processes_and_another_seed_does_not(
         paths, tmp_path):
-    # The defaults' randomness on (dropout, concatenation, averaging); max_epochs is not what stops it.
+    # Every randomness on (dropout, concatenation, averaging); max_epochs is not what stops it.
     budget = {name: {**section, **RANDOMNESS.get(name, {})} for name, section in TINY.items()}
     budget["trainer"] |= {"budget_updates": 37, "max_epochs": 1, "validations": 6}
     budget["optim"] |= {"schedule": "linear", "warmup_steps": 5}
