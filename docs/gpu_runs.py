@@ -4,28 +4,34 @@ DVC or MLflow (`PYTHONPATH=src`), driven by docs/gpu_runs.sh.
     python docs/gpu_runs.py params OUT.yaml KEY=VALUE ...       # params.yaml, these keys set, MLflow off
     python docs/gpu_runs.py smoke FOLDER                        # both architectures on the tiny corpus, CUDA
     python docs/gpu_runs.py roofline PARAMS SPLITS TOKENIZER REPORTS   # the stage's run against the peak (bf16 on CUDA)
+    python docs/gpu_runs.py step PARAMS SPLITS TOKENIZER BATCHES     # the training step alone, per attention kernel
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
 import torch
 import yaml
 
-from attention_lab.bench.flops import matmul_peak, training_flops_per_token
+from attention_lab.bench.flops import matmul_peak, synchronize, training_flops_per_token
 from attention_lab.bench.report import epoch_batches
 from attention_lab.config import from_mapping, load_section
 from attention_lab.data.splits import SplitParams
 from attention_lab.data.tokenizer import TokenizerParams
+from attention_lab.model.loss import token_losses
 from attention_lab.model.seq2seq import build_model
 from attention_lab.tracking.store import MlflowParams
 from attention_lab.training.params import Seq2SeqParams
 from attention_lab.training.paths import TrainPaths, prepare_data
+from attention_lab.training.cuda_graphs import GraphedTraining
 from attention_lab.training.run import train_seq2seq
+from attention_lab.training.steps import attention_kernels
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -81,5 +87,90 @@ def roofline(params_file: str, splits: str, tokenizer: str, reports: str) -> Non
                       "fraction_of_peak": round(rate / (peak * 1e9), 4)}))
 
 
+def step(params_file: str, splits: str, tokenizer: str, count: str = "40") -> None:
+    """The stage's training step (graphed forward and backward, the loss, clipping, fused Adam, bf16
+    autocast) alone, on the first COUNT batches of its first epoch, with each choice of attention
+    kernels: target tokens/s and the fraction of the bf16 peak; then where an eager step's device
+    time goes (torch.profiler), for PyTorch's choice and the fastest. Prints the fastest last."""
+    config = load_section(params_file, "train_seq2seq", Seq2SeqParams)
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # the CPU: to try it out
+    on_cuda = device.type == "cuda"
+    dtype = torch.bfloat16 if on_cuda else torch.float32
+    start = time.perf_counter()
+    data, [epoch] = epoch_batches(TrainPaths(Path(splits), Path(tokenizer), Path("."), Path(".")), config, 1)
+    batches = [{k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in b.items()} for b in epoch[:int(count)]]
+    tokens = sum(b["n_tokens"] for b in batches)
+    print(json.dumps({"batches": len(batches), "tokens": tokens, "setup_s": round(time.perf_counter() - start, 1)}))
+    model = build_model(config.model, len(data.tokenizer.src), len(data.tokenizer.tgt)).to(device).train()
+    with torch.autocast(device.type, dtype, enabled=on_cuda):
+        flops, _ = training_flops_per_token(model, batches[:4], config.optim.label_smoothing)
+    peak = matmul_peak(device, dtype, size=8192 if on_cuda else 1024)
+
+    def run(kernels: tuple[str, ...] | None, graphs: bool, passes: int = 2, profile: bool = False) -> dict:
+        torch.manual_seed(config.seed)
+        model = build_model(config.model, len(data.tokenizer.src), len(data.tokenizer.tgt)).to(device).train()
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-4, fused=True)
+        graphed = GraphedTraining(model, config.data.batch_size, config.data.batch_tokens, dtype) if graphs else None
+        forward = graphed or model
+
+        def one(batch: dict) -> None:
+            with torch.autocast(device.type, dtype, enabled=on_cuda):
+                logits = forward(batch["src"], batch["src_len"], batch["tgt_in"])
+                loss, _ = token_losses(logits, batch["tgt_out"], config.optim.label_smoothing)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, foreach=True)
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+
+        with attention_kernels(kernels):
+            first = time.perf_counter()
+            for batch in batches:  # records each bucket's graph
+                one(batch)
+            synchronize(device)
+            warm = time.perf_counter() - first
+            first = time.perf_counter()
+            for _ in range(passes):
+                for batch in batches:
+                    one(batch)
+            synchronize(device)
+            seconds = time.perf_counter() - first
+            if profile:
+                activities = [torch.profiler.ProfilerActivity.CPU]
+                activities += [torch.profiler.ProfilerActivity.CUDA] if on_cuda else []
+                with torch.profiler.profile(activities=activities) as prof:
+                    profiled = time.perf_counter()
+                    for batch in batches[:8]:
+                        one(batch)
+                    synchronize(device)
+                    profiled = time.perf_counter() - profiled
+                events = prof.key_averages()
+                key = "self_device_time_total" if on_cuda else "self_cpu_time_total"
+                print(events.table(sort_by=key, row_limit=25, max_name_column_width=70))
+                busy = sum(getattr(e, key) for e in events) / 1e6
+                print(json.dumps({"profiled_s": round(profiled, 3), "device_busy_s": round(busy, 3)}))
+        rate = passes * tokens / seconds
+        result = {"kernels": kernels, "graphs": graphed is not None and not graphed.failed, "warm_s": round(warm, 1),
+                  "tokens_per_s": round(rate), "fraction_of_peak": round(rate * flops / (peak * 1e9), 4)}
+        print(json.dumps(result), flush=True)
+        return result
+
+    print(json.dumps({"flops_per_token": round(flops), "peak_tflops": round(peak / 1e3, 1)}))
+    results = []
+    for kernels in (None, ("math",), ("cudnn", "math"), ("flash", "math")):
+        try:
+            results.append(run(kernels, graphs=on_cuda))
+        except RuntimeError as exc:
+            print(json.dumps({"kernels": kernels, "error": str(exc).splitlines()[0][:200]}), flush=True)
+        if on_cuda:
+            torch.cuda.empty_cache()
+    best = max(results, key=lambda r: r["tokens_per_s"])
+    print("fastest:", ",".join(best["kernels"] or ()), flush=True)
+    for kernels in dict.fromkeys([None, best["kernels"]]):
+        try:
+            run(kernels, graphs=False, passes=1, profile=True)
+        except Exception as exc:  # the profile only informs: the choice above stands
+            print(json.dumps({"profile": kernels, "error": repr(exc)[:200]}), flush=True)
+
+
 if __name__ == "__main__":
-    {"params": params, "smoke": smoke, "roofline": roofline}[sys.argv[1]](*sys.argv[2:])
+    {"params": params, "smoke": smoke, "roofline": roofline, "step": step}[sys.argv[1]](*sys.argv[2:])

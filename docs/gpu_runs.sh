@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # The GPU runs behind docs/speed.md's GPU section, on a machine with a card and PyTorch but neither
-# DVC nor MLflow: the stages run from PYTHONPATH=src with MLflow off. One phase a session:
-#   bash docs/gpu_runs.sh check            # tiny corpus on the card; the documented Transformer's
-#                                          # stage for 2 minutes; `attention-lab bench`
-#   bash docs/gpu_runs.sh recipe MINUTES   # the GPU recipe's stage for MINUTES, its evaluate stage,
-#                                          # and its training rate against the bf16 peak
+# DVC nor MLflow: the stages run from PYTHONPATH=src with MLflow off. Phases, run in the order given:
+#   step      the GPU recipe's training step alone (`gpu_runs.py step`) with each choice of attention
+#             kernels, and a profile; sets KERNELS to the fastest unless KERNELS is set
+#   recipe    the GPU recipe's stage for RECIPE_MINUTES (default 8) and its evaluate stage
+#   budget    the README's Transformer's stage with a 2-minute budget
+#   bench     `attention-lab bench`
+#   smoke     both architectures on the tiny corpus
+# e.g. `RECIPE_MINUTES=2 bash docs/gpu_runs.sh step recipe budget`, then `bash docs/gpu_runs.sh bench`.
+# KERNELS: a YAML list for train_seq2seq.trainer.attention_kernels (default null: PyTorch's choice).
 # Needs artifacts/splits and artifacts/tokenizer (`dvc repro train_tokenizer`), data/fra-eng.zip, and
-# a sentencex wheel in .whl/ where the machine lacks it. Writes its log to $OUT (default /tmp/gpu-runs).
+# a sentencex wheel in .whl/ where the machine lacks it. Writes its logs to $OUT (default /tmp/gpu-runs).
 set -uo pipefail
 OUT=${OUT:-/tmp/gpu-runs}
 WORK=$(mktemp -d)
@@ -32,7 +36,9 @@ stage() {  # LIMIT NAME KEY=VALUE...: the train_seq2seq stage with these params,
   python3 docs/gpu_runs.py params "$WORK/$name.yaml" "$@" train_seq2seq.trainer.progress_bar=false || return 1
   timeout "$limit" python3 -m pipeline.train_seq2seq --params "$WORK/$name.yaml" --data artifacts/splits \
     --tokenizer artifacts/tokenizer --out "$WORK/$name/model" --reports "$WORK/$name/reports" 2>&1 |
-    grep -v "^\s*$" | tail -n 15
+    grep -v "^\s*$" > "$OUT/$name.log"
+  tail -n 12 "$OUT/$name.log"
+  echo "$name warnings:"; grep -i "warn\|\.py:[0-9]*: " "$OUT/$name.log" | cut -c 1-200 | sort | uniq -c
   cp "$WORK/$name/reports/history.csv" "$OUT/$name-history.csv"
   echo "$name metrics: $(tr -d '\n ' < "$WORK/$name/reports/metrics.json")"
 }
@@ -40,29 +46,44 @@ stage() {  # LIMIT NAME KEY=VALUE...: the train_seq2seq stage with these params,
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 python3 -c "import torch, pytorch_lightning as pl; print('torch', torch.__version__, 'lightning', pl.__version__)"
 git log -1 --format='commit %h %cd' 2>/dev/null
-case "${1:-}" in
-  check)
-    timeout 120 python3 docs/gpu_runs.py smoke "$WORK/smoke" 2>&1 | grep -v "^\s*$" | tail -n 12
-    start=$(date +%s)
-    stage 240 transformer-2min "${TRANSFORMER[@]}" train_seq2seq.trainer.budget_minutes=2
-    echo "transformer-2min: $(( $(date +%s) - start )) s in all"
-    start=$(date +%s)
-    timeout 200 python3 -m attention_lab.cli bench --corpus data/fra-eng.zip > "$OUT/bench.json" 2> "$WORK/bench.err"
-    echo "bench: exit $?, $(( $(date +%s) - start )) s"
-    tail -n 5 "$WORK/bench.err"
-    python3 -c "import json; r = json.load(open('$OUT/bench.json')); print({k: {m: r[k].get(m) for m in
-      ('tokens_per_s', 'fraction_of_peak', 'ceiling_fraction_of_peak', 'updates')} for k in ('seed', 'default',
-      'transformer')}, r['matmul_peak_gflops'])"
-    ;;
-  recipe)
-    start=$(date +%s)
-    stage $(( ${2:-8} * 60 + 120 )) recipe "${GPU_RECIPE[@]}" "train_seq2seq.trainer.budget_minutes=${2:-8}"
-    echo "recipe: $(( $(date +%s) - start )) s to train"
-    python3 -m pipeline.evaluate --params "$WORK/recipe.yaml" --model "$WORK/recipe/model" --data artifacts/splits \
-      --out "$WORK/recipe/eval" 2>&1 | tail -n 3
-    echo "recipe evaluate: $(tr -d '\n ' < "$WORK/recipe/eval/metrics.json" | cut -c 1-600)"
-    echo "recipe: $(( $(date +%s) - start )) s with evaluate"
-    python3 docs/gpu_runs.py roofline "$WORK/recipe.yaml" artifacts/splits artifacts/tokenizer "$WORK/recipe/reports"
-    ;;
-  *) echo "usage: bash docs/gpu_runs.sh check | recipe MINUTES" >&2; exit 2 ;;
-esac
+KERNELS=${KERNELS:-}
+for phase in "$@"; do
+  echo "== $phase ($(date +%T))"
+  start=$(date +%s)
+  case "$phase" in
+    step)
+      python3 docs/gpu_runs.py params "$WORK/step.yaml" "${GPU_RECIPE[@]}" || exit 1
+      timeout 240 python3 docs/gpu_runs.py step "$WORK/step.yaml" artifacts/splits artifacts/tokenizer 24 2>&1 |
+        grep -v "^\s*$\|USDT" | tee "$OUT/step.log" | grep -v "^ \|^--"
+      fastest=$(sed -n 's/^fastest: //p' "$OUT/step.log")
+      [ -z "$KERNELS" ] && [ -n "$fastest" ] && KERNELS="[$fastest]"
+      echo "KERNELS=${KERNELS:-null}"
+      ;;
+    recipe)
+      minutes=${RECIPE_MINUTES:-8}
+      stage $(( minutes * 60 + 120 )) recipe "${GPU_RECIPE[@]}" "train_seq2seq.trainer.budget_minutes=$minutes" \
+        "train_seq2seq.trainer.attention_kernels=${KERNELS:-null}"
+      python3 -m pipeline.evaluate --params "$WORK/recipe.yaml" --model "$WORK/recipe/model" --data artifacts/splits \
+        --out "$WORK/recipe/eval" 2>&1 | tail -n 3
+      echo "recipe evaluate: $(tr -d '\n ' < "$WORK/recipe/eval/metrics.json" | cut -c 1-600)"
+      ;;
+    budget)
+      stage 240 transformer-2min "${TRANSFORMER[@]}" train_seq2seq.trainer.budget_minutes=2 \
+        "train_seq2seq.trainer.attention_kernels=${KERNELS:-null}"
+      ;;
+    bench)
+      set_kernels=()
+      [ -n "$KERNELS" ] && set_kernels=(--set "trainer.attention_kernels=$KERNELS")
+      timeout 220 python3 -m attention_lab.cli bench --corpus data/fra-eng.zip "${set_kernels[@]}" > "$OUT/bench.json" \
+        2> "$WORK/bench.err"
+      echo "bench: exit $?"
+      tail -n 5 "$WORK/bench.err"
+      python3 -c "import json; r = json.load(open('$OUT/bench.json')); print({k: {m: r[k].get(m) for m in
+        ('tokens_per_s', 'fraction_of_peak', 'ceiling_fraction_of_peak', 'updates')} for k in ('seed', 'default',
+        'transformer')}, r['matmul_peak_gflops'])"
+      ;;
+    smoke) timeout 120 python3 docs/gpu_runs.py smoke "$WORK/smoke" 2>&1 | grep -v "^\s*$" | tail -n 12 ;;
+    *) echo "unknown phase $phase: step, recipe, budget, bench or smoke" >&2; exit 2 ;;
+  esac
+  echo "== $phase: $(( $(date +%s) - start )) s"
+done
