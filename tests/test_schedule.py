@@ -382,3 +382,42 @@ def test_a_budget_run_resumed_after_a_kill_goes_on_validating(paths, monkeypatch
     assert resumed[:3] == whole[:3]  # the validations before the kill, from the checkpoint
     assert len(resumed) >= params.trainer.validations - 1  # and as many after it as the budget holds
     assert sum(step > killed_at for step in resumed) >= len(whole) - 4
+
+
+class SlowCheckpoints(pl.Callback):
+    """A fake clock on which each training step takes a second and the checkpoints written after
+    each validation take 100 (a GPU-sized model and its Adam state: over half a gigabyte)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
+        self.now += 1.0
+
+    def on_validation_end(self, trainer, pl_module) -> None:
+        if not trainer.sanity_checking:
+            self.now += 100.0
+
+
+def test_training_seconds_leave_out_the_checkpoints_written_after_each_validation(paths, monkeypatch):
+    config = {**TINY_TRAINING, "trainer": {**TINY_TRAINING["trainer"], "budget_updates": 30, "validations": 3}}
+    slow = SlowCheckpoints()
+    build_trainer = training.build_trainer
+
+    def slow_trainer(*args, **kwargs):
+        trainer, history, schedule = build_trainer(*args, **kwargs)
+        trainer.callbacks.append(slow)
+        return trainer, history, schedule
+
+    monkeypatch.setattr(training, "build_trainer", slow_trainer)
+    monkeypatch.setattr("attention_lab.training.module.time", slow)
+    metrics = train_seq2seq(from_mapping(Seq2SeqParams, config, "train_seq2seq"), MlflowParams(enabled=False), paths)
+
+    history = pd.read_csv(paths.reports / "history.csv")
+    assert len(history) == 3 and metrics["updates"] == 30
+    # A second a step, epoch boundaries included; none of the 100 s after a validation.
+    assert history["train_seconds"].tolist() == history["step"].diff().fillna(history["step"]).tolist()
+    assert metrics["train_seconds"] == 30

@@ -92,7 +92,8 @@ class Seq2SeqModule(pl.LightningModule):
         # Training since the last validation (a stretch): summed loss and NLL, target tokens, seconds.
         self._stretch_loss = torch.zeros(2)
         self._stretch_tokens = 0
-        self._stretch_start = self._train_seconds = 0.0
+        self._stretch_start: float | None = None
+        self._train_seconds = 0.0
 
     def forward(self, src: Tensor, src_len: Tensor, tgt_in: Tensor) -> Tensor:
         if self.training and self._graphed is not None:
@@ -111,7 +112,14 @@ class Seq2SeqModule(pl.LightningModule):
     def _new_stretch(self) -> None:
         self._stretch_loss = torch.zeros(2, device=self.device)  # (loss, NLL) summed
         self._stretch_tokens = 0
-        self._stretch_start, self._train_seconds = time.perf_counter(), 0.0
+        self._stretch_start, self._train_seconds = None, 0.0
+
+    def on_train_batch_start(self, batch: dict, batch_idx: int) -> None:
+        # A stretch's clock starts with its first batch: the checkpoints written after a validation
+        # (over half a gigabyte for a GPU-sized model and its Adam state) and the loader's start are
+        # not training time.
+        if self._stretch_start is None:
+            self._stretch_start = time.perf_counter()
 
     def training_step(self, batch: dict, batch_idx: int) -> dict:
         logits = self(batch["src"], batch["src_len"], batch["tgt_in"])  # (B, T, V)
@@ -152,7 +160,7 @@ class Seq2SeqModule(pl.LightningModule):
     # -- validation -------------------------------------------------------------------------------
 
     def on_validation_epoch_start(self) -> None:
-        if not self.trainer.sanity_checking and not self._train_seconds:
+        if not self.trainer.sanity_checking and not self._train_seconds and self._stretch_start is not None:
             if self.device.type == "cuda":  # the stretch's queued kernels are training time too
                 torch.cuda.synchronize(self.device)
             self._train_seconds = time.perf_counter() - self._stretch_start
