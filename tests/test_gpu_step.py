@@ -2,10 +2,12 @@
 bucket give the loss and gradients of the batch itself, and the fused Adam under bf16 autocast
 clips and updates as the foreach one does under Lightning's own clipping."""
 
+import warnings
+
 import pytest
 import pytorch_lightning as pl
 import torch
-from conftest import TINY_TRANSFORMER
+from conftest import TINY_TRAINING, TINY_TRANSFORMER
 from torch.utils.data import DataLoader
 
 from attention_lab.config import from_mapping
@@ -14,7 +16,10 @@ from attention_lab.model.loss import token_loss
 from attention_lab.model.params import ModelParams
 from attention_lab.model.seq2seq import build_model
 from attention_lab.training.cuda_graphs import LENGTHS, bucket_shape, pad_batch
+from attention_lab.tracking.store import MlflowParams
 from attention_lab.training.module import OptimParams, Seq2SeqModule
+from attention_lab.training.params import Seq2SeqParams
+from attention_lab.training.run import train_seq2seq
 
 VOCAB = 40
 
@@ -95,3 +100,14 @@ def test_fused_adam_under_bf16_clips_and_updates_as_foreach_adam():
     for name, value in fused.items():
         assert not torch.equal(value, start[name].detach()), f"{name} was not updated"
         torch.testing.assert_close(value, foreach[name], rtol=1e-4, atol=1e-5, msg=name)
+
+
+def test_a_mixed_precision_run_warns_of_nothing_the_project_could_act_on(paths):
+    # The model summary's size is of the float32 weights, which mixed precision keeps.
+    config = {**TINY_TRAINING, "model": TINY_TRANSFORMER,
+              "trainer": {**TINY_TRAINING["trainer"], "precision": "bf16-mixed", "budget_updates": 4, "validations": 1}}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        train_seq2seq(from_mapping(Seq2SeqParams, config, "train_seq2seq"), MlflowParams(enabled=False), paths)
+    assert (paths.out / "model.pt").is_file()
+    assert not [str(w.message) for w in caught if "model summary" in str(w.message)]

@@ -64,6 +64,8 @@ def build_trainer(params: Seq2SeqParams, paths: TrainPaths) -> tuple[pl.Trainer,
     last = ModelCheckpoint(dirpath=paths.checkpoints, filename="last", enable_version_counter=False)
     # The folder holds run.json, and finding checkpoints there is the point of resuming.
     warnings.filterwarnings("ignore", message=r"Checkpoint directory .* exists and is not empty")
+    # Under mixed precision the weights stay float32, which is what the summary's size counts.
+    warnings.filterwarnings("ignore", message=r"Precision .*-mixed is not supported by the model summary")
     config = params.trainer
     schedule = None
     if params.optim.schedule == "linear":
