@@ -9,6 +9,7 @@
 #   smoke     both architectures on the tiny corpus
 # e.g. `RECIPE_MINUTES=2 bash docs/gpu_runs.sh step recipe budget`, then `bash docs/gpu_runs.sh bench`.
 # KERNELS: a YAML list for train_seq2seq.trainer.attention_kernels (default null: PyTorch's choice).
+# SETTINGS: more KEY=VALUE params for the recipe and budget stages, e.g. train_seq2seq.trainer.cuda_graphs=false.
 # Needs artifacts/splits and artifacts/tokenizer (`dvc repro train_tokenizer`), data/fra-eng.zip, and
 # a sentencex wheel in .whl/ where the machine lacks it. Writes its logs to $OUT (default /tmp/gpu-runs).
 set -uo pipefail
@@ -33,7 +34,9 @@ GPU_RECIPE=(train_seq2seq.model.arch=transformer train_seq2seq.model.transformer
 stage() {  # LIMIT NAME KEY=VALUE...: the train_seq2seq stage with these params, killed after LIMIT s
   local limit=$1 name=$2
   shift 2
-  python3 docs/gpu_runs.py params "$WORK/$name.yaml" "$@" train_seq2seq.trainer.progress_bar=false || return 1
+  # shellcheck disable=SC2086  # SETTINGS is a list of words
+  python3 docs/gpu_runs.py params "$WORK/$name.yaml" "$@" ${SETTINGS:-} train_seq2seq.trainer.progress_bar=false ||
+    return 1
   timeout "$limit" python3 -m pipeline.train_seq2seq --params "$WORK/$name.yaml" --data artifacts/splits \
     --tokenizer artifacts/tokenizer --out "$WORK/$name/model" --reports "$WORK/$name/reports" 2>&1 |
     grep -v "^\s*$" > "$OUT/$name.log"
