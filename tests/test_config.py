@@ -151,3 +151,15 @@ def test_sizes_that_would_mislead_or_exhaust_memory_are_refused_naming_the_key(s
 
     with pytest.raises(ConfigError, match=message):
         from_mapping({"evaluate": EvaluateParams, "train_nw": NWParams}[section], values, section)
+
+
+@pytest.mark.parametrize("value, message", [
+    (["math", "fast"], r"attention_kernels\[1\]: expected one of \['flash', 'efficient', 'cudnn', 'math'\], got 'fast'"),
+    ([], "attention_kernels: name at least one kernel, or null"),
+    ("math", "attention_kernels: expected a list or null, got str 'math'"),
+])
+def test_attention_kernels_that_are_no_list_of_kernels_are_refused_naming_the_key(value, message):
+    from attention_lab.training.params import Seq2SeqParams
+
+    with pytest.raises(ConfigError, match=rf"^train_seq2seq\.trainer\.{message}"):
+        from_mapping(Seq2SeqParams, {"trainer": {"attention_kernels": value}}, "train_seq2seq")

@@ -10,7 +10,7 @@ import torch
 from conftest import TINY_TRAINING, TINY_TRANSFORMER
 from torch.utils.data import DataLoader
 
-from attention_lab.config import from_mapping
+from attention_lab.config import ConfigError, from_mapping
 from attention_lab.data.batching import TokenBatchSampler, collate_pairs
 from attention_lab.model.loss import token_loss
 from attention_lab.model.params import ModelParams
@@ -111,3 +111,13 @@ def test_a_mixed_precision_run_warns_of_nothing_the_project_could_act_on(paths):
         train_seq2seq(from_mapping(Seq2SeqParams, config, "train_seq2seq"), MlflowParams(enabled=False), paths)
     assert (paths.out / "model.pt").is_file()
     assert not [str(w.message) for w in caught if "model summary" in str(w.message)]
+
+
+def test_attention_kernels_that_cannot_run_here_fail_naming_the_key_and_leave_no_reports(paths):
+    # The memory-efficient kernel is CUDA's alone: on the CPU no kernel allowed can attend.
+    config = {**TINY_TRAINING, "model": TINY_TRANSFORMER,
+              "trainer": {**TINY_TRAINING["trainer"], "attention_kernels": ["efficient"], "budget_updates": 4}}
+    with pytest.raises(ConfigError, match=r"^train_seq2seq\.trainer\.attention_kernels: none of \['efficient'\] .* cpu"):
+        train_seq2seq(from_mapping(Seq2SeqParams, config, "train_seq2seq"), MlflowParams(enabled=False), paths)
+    assert not paths.reports.exists() or not any(paths.reports.iterdir())
+    assert not (paths.out / "model.pt").exists()

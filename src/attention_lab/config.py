@@ -60,8 +60,9 @@ def _coerce(value: Any, hint: Any, key: str) -> Any:
         for option in typing.get_args(hint):
             try:
                 return _coerce(value, option, key)
-            except ConfigError:
-                pass
+            except ConfigError as exc:
+                if isinstance(value, (list, tuple)) and typing.get_origin(option) is tuple:
+                    raise exc from None  # a list with a wrong item: its own error names the item
         raise ConfigError(f"{key}: expected {' or '.join(_name(a) for a in typing.get_args(hint))}, "
                           f"got {_describe(value)}")
     if origin is Literal:
@@ -91,6 +92,8 @@ def _coerce(value: Any, hint: Any, key: str) -> Any:
 def _name(hint: Any) -> str:
     if typing.get_origin(hint) is Literal:
         return " or ".join(repr(a) for a in typing.get_args(hint))
+    if typing.get_origin(hint) is tuple:
+        return "a list"  # as YAML and `dvc exp run -S` write it
     if hint is type(None):
         return "null"
     return getattr(hint, "__name__", str(hint))

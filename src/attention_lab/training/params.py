@@ -47,6 +47,8 @@ class TrainerParams:
     progress_bar: bool = True
 
     def validate(self) -> None:
+        if self.attention_kernels == ():
+            raise ValueError("attention_kernels: name at least one kernel, or null for PyTorch's choice")
         if self.budget_minutes is not None and self.budget_updates is not None:
             raise ValueError(f"budget_updates: set one of trainer.budget_minutes ({self.budget_minutes}) and "
                              f"trainer.budget_updates ({self.budget_updates}), not both")

@@ -23,7 +23,7 @@ from pytorch_lightning.utilities import rank_zero_only
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from attention_lab.atomic import write_json
-from attention_lab.config import flatten, to_dict
+from attention_lab.config import ConfigError, flatten, to_dict
 from attention_lab.data.tokenizer import Tokenizer
 from attention_lab.inference.model_file import save_model
 from attention_lab.model.encoder_decoder import EncoderDecoder
@@ -112,6 +112,11 @@ def fit(job: Job) -> bool:
                 path.unlink(missing_ok=True)
             if isinstance(exc, DivergedError):
                 job.state.discard()
+        kernels = job.params.trainer.attention_kernels
+        if kernels and isinstance(exc, RuntimeError) and "No viable backend for scaled_dot" in str(exc):
+            raise ConfigError(f"train_seq2seq.trainer.attention_kernels: none of {list(kernels)} computes this model's "
+                              f"attention on {job.trainer.strategy.root_device.type}; add math, or set null for "
+                              "PyTorch's choice") from exc
         raise
     job.state.finish()
     return job.trainer.is_global_zero
