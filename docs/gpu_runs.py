@@ -24,6 +24,7 @@ from attention_lab.bench.report import epoch_batches
 from attention_lab.config import from_mapping, load_section
 from attention_lab.data.splits import SplitParams
 from attention_lab.data.tokenizer import TokenizerParams
+from attention_lab.model.attention import allowed_kernels
 from attention_lab.model.loss import token_losses
 from attention_lab.model.seq2seq import build_model
 from attention_lab.tracking.store import MlflowParams
@@ -31,7 +32,6 @@ from attention_lab.training.params import Seq2SeqParams
 from attention_lab.training.paths import TrainPaths, prepare_data
 from attention_lab.training.cuda_graphs import GraphedTraining
 from attention_lab.training.run import train_seq2seq
-from attention_lab.training.steps import attention_kernels
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -122,7 +122,7 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40") -> No
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
 
-        with attention_kernels(kernels):
+        with allowed_kernels(kernels):
             first = time.perf_counter()
             for batch in batches:  # records each bucket's graph
                 one(batch)

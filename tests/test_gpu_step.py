@@ -121,3 +121,18 @@ def test_attention_kernels_that_cannot_run_here_fail_naming_the_key_and_leave_no
         train_seq2seq(from_mapping(Seq2SeqParams, config, "train_seq2seq"), MlflowParams(enabled=False), paths)
     assert not paths.reports.exists() or not any(paths.reports.iterdir())
     assert not (paths.out / "model.pt").exists()
+
+
+@pytest.mark.parametrize("kernels, used, unused", [
+    (None, "aten::_scaled_dot_product_flash_attention_for_cpu", "aten::_scaled_dot_product_attention_math"),
+    (("math",), "aten::_scaled_dot_product_attention_math", "aten::_scaled_dot_product_flash_attention_for_cpu"),
+])
+def test_the_module_attends_with_the_kernels_allowed(kernels, used, unused):
+    module = Seq2SeqModule(transformer(seed=1).train(), OptimParams(), tokenizer=None, attention_kernels=kernels)
+    batch = collate_pairs(pairs(6, seed=4))
+    with torch.profiler.profile() as profile:
+        token_loss(module(batch["src"], batch["src_len"], batch["tgt_in"]), batch["tgt_out"]).backward()
+    ops = [event.name for event in profile.events()]
+    layers = TINY_TRANSFORMER["transformer"]["layers"]
+    assert ops.count(used) == 3 * layers  # encoder self, decoder self and cross-attention, every layer
+    assert unused not in ops

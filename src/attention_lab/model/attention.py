@@ -11,12 +11,14 @@ and then `attend` at each step, which also returns the weights (B, Q, K).
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 KINDS = ("additive", "dot", "scaled_dot", "general", "location")
 
@@ -62,6 +64,16 @@ def fused_attention(queries: Tensor, keys: Tensor, values: Tensor, valid_lens: T
     context = F.scaled_dot_product_attention(queries, keys, values, attn_mask=mask | ~any_valid,
                                              dropout_p=dropout)  # (B, ..., Q, D)
     return context * any_valid
+
+
+KERNELS = {"flash": SDPBackend.FLASH_ATTENTION, "efficient": SDPBackend.EFFICIENT_ATTENTION,
+           "cudnn": SDPBackend.CUDNN_ATTENTION, "math": SDPBackend.MATH}
+
+
+def allowed_kernels(names: tuple[str, ...] | None) -> contextlib.AbstractContextManager:
+    """A context in which `fused_attention` may run only the kernels `names` (keys of KERNELS), in
+    PyTorch's order of preference; None: any, as PyTorch chooses."""
+    return contextlib.nullcontext() if names is None else sdpa_kernel([KERNELS[name] for name in names])
 
 
 def by_sentence(attend: Callable[[Tensor], tuple[Tensor, Tensor | None]], queries: Tensor,

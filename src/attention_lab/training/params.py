@@ -41,7 +41,7 @@ class TrainerParams:
     # On CUDA, a Transformer's training passes replayed as CUDA graphs, one per bucket of padded
     # batch shapes (training/cuda_graphs.py): a small model's step is launch-bound there.
     cuda_graphs: bool = True
-    # The kernels scaled dot-product attention may train with, in PyTorch's order of preference
+    # The kernels a Transformer's teacher-forced passes may attend with, in PyTorch's order of preference
     # (`torch.nn.attention.SDPBackend`: flash, efficient, cudnn, math); null: PyTorch's choice.
     attention_kernels: tuple[Literal["flash", "efficient", "cudnn", "math"], ...] | None = None
     progress_bar: bool = True

@@ -7,7 +7,6 @@ never costs the trained model.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sys
 import warnings
@@ -20,7 +19,6 @@ import pytorch_lightning as pl
 import torch
 from matplotlib.figure import Figure
 from pytorch_lightning.utilities import rank_zero_only
-from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from attention_lab.atomic import write_json
 from attention_lab.config import ConfigError, flatten, to_dict
@@ -77,15 +75,6 @@ def recorded_params(paths: TrainPaths, tokenizer: Tokenizer, params: Seq2SeqPara
     return flatten({"split": split, "train_tokenizer": to_dict(tokenizer.params), "train_seq2seq": to_dict(params)})
 
 
-def attention_kernels(names: tuple[str, ...] | None) -> contextlib.AbstractContextManager:
-    """The scaled dot-product attention kernels allowed in this process (`TrainerParams`)."""
-    if names is None:
-        return contextlib.nullcontext()
-    backends = {"flash": SDPBackend.FLASH_ATTENTION, "efficient": SDPBackend.EFFICIENT_ATTENTION,
-                "cudnn": SDPBackend.CUDNN_ATTENTION, "math": SDPBackend.MATH}
-    return sdpa_kernel([backends[name] for name in names])
-
-
 def fit(job: Job) -> bool:
     """Train, from the resume checkpoint if there is one, logging metrics to MLflow; True on the
     process that writes the outputs (rank 0). A failed run leaves no reports; a diverged one, which
@@ -104,8 +93,7 @@ def fit(job: Job) -> bool:
     # Lightning's warning that the loader cannot resume does not apply.
     warnings.filterwarnings("ignore", message=r"You're resuming from a checkpoint that ended before the epoch")
     try:
-        with attention_kernels(job.params.trainer.attention_kernels):
-            job.trainer.fit(job.module, datamodule=job.datamodule, ckpt_path=job.start.checkpoint, weights_only=True)
+        job.trainer.fit(job.module, datamodule=job.datamodule, ckpt_path=job.start.checkpoint, weights_only=True)
     except BaseException as exc:
         if job.trainer.is_global_zero:
             for path in reports(job.paths):
