@@ -3,19 +3,20 @@
 # DVC nor MLflow: the stages run from PYTHONPATH=src with MLflow off. Phases, run in the order given:
 #   step      the GPU recipe's training step alone (`gpu_runs.py step`) with each choice of attention
 #             kernels, and a profile; sets KERNELS to the fastest unless KERNELS is set
-#   recipe    the GPU recipe's stage for RECIPE_MINUTES (default 8) and its evaluate stage
+#   recipe    the GPU recipe's stage for RECIPE_MINUTES (default 8)
+#   evaluate  the evaluate stage on the recipe's model (from this call or an earlier one on the same machine)
 #   budget    the README's Transformer's stage with a 2-minute budget
 #   bench     `attention-lab bench`
 #   smoke     both architectures on the tiny corpus
-# e.g. `RECIPE_MINUTES=2 bash docs/gpu_runs.sh step recipe budget`, then `bash docs/gpu_runs.sh bench`.
+# e.g. `RECIPE_MINUTES=2 bash docs/gpu_runs.sh step recipe evaluate budget`, then `bash docs/gpu_runs.sh bench`.
 # KERNELS: a YAML list for train_seq2seq.trainer.attention_kernels (default null: PyTorch's choice).
 # SETTINGS: more KEY=VALUE params for the recipe and budget stages, e.g. train_seq2seq.trainer.cuda_graphs=false.
 # Needs artifacts/splits and artifacts/tokenizer (`dvc repro train_tokenizer`), data/fra-eng.zip, and
 # a sentencex wheel in .whl/ where the machine lacks it. Writes its logs to $OUT (default /tmp/gpu-runs).
 set -uo pipefail
 OUT=${OUT:-/tmp/gpu-runs}
-WORK=$(mktemp -d)
-mkdir -p "$OUT"
+WORK=${WORK:-/tmp/gpu-runs-work}  # kept, so that a later call on a still-warm machine finds the recipe's model
+mkdir -p "$OUT" "$WORK"
 if ! python3 -c "import sentencex" 2>/dev/null; then
   python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl || exit 1
 fi
@@ -66,6 +67,8 @@ for phase in "$@"; do
       minutes=${RECIPE_MINUTES:-8}
       stage $(( minutes * 60 + 120 )) recipe "${GPU_RECIPE[@]}" "train_seq2seq.trainer.budget_minutes=$minutes" \
         "train_seq2seq.trainer.attention_kernels=${KERNELS:-null}"
+      ;;
+    evaluate)
       python3 -m pipeline.evaluate --params "$WORK/recipe.yaml" --model "$WORK/recipe/model" --data artifacts/splits \
         --out "$WORK/recipe/eval" 2>&1 | tail -n 3
       echo "recipe evaluate: $(tr -d '\n ' < "$WORK/recipe/eval/metrics.json" | cut -c 1-600)"
