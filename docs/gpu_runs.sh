@@ -3,6 +3,7 @@
 # DVC nor MLflow: the stages run from PYTHONPATH=src with MLflow off. Phases, run in the order given:
 #   step      the GPU recipe's training step alone (`gpu_runs.py step`) with each choice of attention
 #             kernels, and a profile; sets KERNELS to the fastest unless KERNELS is set
+#   compile   the same step eager and under torch.compile (the compiling of every batch shape timed apart)
 #   recipe    the GPU recipe's stage for RECIPE_MINUTES (default 8)
 #   evaluate  the evaluate stage on the recipe's model (from this call or an earlier one on the same machine)
 #   budget    the README's Transformer's stage with a 2-minute budget
@@ -10,7 +11,7 @@
 #   smoke     both architectures on the tiny corpus
 # e.g. `RECIPE_MINUTES=2 bash docs/gpu_runs.sh step recipe evaluate budget`, then `bash docs/gpu_runs.sh bench`.
 # KERNELS: a YAML list for train_seq2seq.trainer.attention_kernels (default null: PyTorch's choice).
-# SETTINGS: more KEY=VALUE params for the recipe and budget stages, e.g. train_seq2seq.trainer.cuda_graphs=false.
+# SETTINGS: more KEY=VALUE params for the recipe and budget stages, e.g. train_seq2seq.trainer.validations=8.
 # Needs artifacts/splits and artifacts/tokenizer (`dvc repro train_tokenizer`), data/fra-eng.zip, and
 # a sentencex wheel in .whl/ where the machine lacks it. Writes its logs to $OUT (default /tmp/gpu-runs).
 set -uo pipefail
@@ -30,7 +31,7 @@ GPU_RECIPE=(train_seq2seq.model.arch=transformer train_seq2seq.model.transformer
             train_seq2seq.model.transformer.ffn_size=2048 train_seq2seq.model.transformer.dropout=0.2
             train_seq2seq.data.batch_tokens=32768 train_seq2seq.data.batch_size=4096
             train_seq2seq.optim.lr=0.0015 train_seq2seq.optim.warmup_steps=500 train_seq2seq.optim.label_smoothing=0.1
-            evaluate.search.batch_size=1024)
+            train_seq2seq.trainer.cuda_graphs=false evaluate.search.batch_size=1024)
 
 stage() {  # LIMIT NAME KEY=VALUE...: the train_seq2seq stage with these params, killed after LIMIT s
   local limit=$1 name=$2
@@ -63,6 +64,11 @@ for phase in "$@"; do
       [ -z "$KERNELS" ] && [ -n "$fastest" ] && KERNELS="[$fastest]"
       echo "KERNELS=${KERNELS:-null}"
       ;;
+    compile)
+      python3 docs/gpu_runs.py params "$WORK/step.yaml" "${GPU_RECIPE[@]}" || exit 1
+      timeout 300 python3 docs/gpu_runs.py step "$WORK/step.yaml" artifacts/splits artifacts/tokenizer 24 compile 2>&1 |
+        grep -v "^\s*$" | tee "$OUT/compile.log" | grep "^{"
+      ;;
     recipe)
       minutes=${RECIPE_MINUTES:-8}
       stage $(( minutes * 60 + 120 )) recipe "${GPU_RECIPE[@]}" "train_seq2seq.trainer.budget_minutes=$minutes" \
@@ -89,7 +95,7 @@ for phase in "$@"; do
         'transformer')}, r['matmul_peak_gflops'])"
       ;;
     smoke) timeout 120 python3 docs/gpu_runs.py smoke "$WORK/smoke" 2>&1 | grep -v "^\s*$" | tail -n 12 ;;
-    *) echo "unknown phase $phase: step, recipe, budget, bench or smoke" >&2; exit 2 ;;
+    *) echo "unknown phase $phase: step, compile, recipe, evaluate, budget, bench or smoke" >&2; exit 2 ;;
   esac
   echo "== $phase: $(( $(date +%s) - start )) s"
 done

@@ -39,7 +39,8 @@ class TrainerParams:
     early_stopping_patience: int | None = param(None, ge=1)  # validations without a better val/bleu
     log_every_n_steps: int = param(50, ge=1)
     # On CUDA, a Transformer's training passes replayed as CUDA graphs, one per bucket of padded
-    # batch shapes (training/cuda_graphs.py): a small model's step is launch-bound there.
+    # batch shapes (training/cuda_graphs.py): a small model's step is launch-bound there. A GPU-sized
+    # one is not, and the buckets' padding then costs more than the launches saved (docs/speed.md).
     cuda_graphs: bool = True
     # The kernels a Transformer's teacher-forced passes may attend with, in PyTorch's order of preference
     # (`torch.nn.attention.SDPBackend`: flash, efficient, cudnn, math); null: PyTorch's choice.
