@@ -386,10 +386,10 @@ def test_a_budget_run_resumed_after_a_kill_goes_on_validating(paths, monkeypatch
 
 class SlowCheckpoints(pl.Callback):
     """A fake clock on which each training step takes a second and the checkpoints written after
-    each validation take 100 (a GPU-sized model and its Adam state: over half a gigabyte)."""
+    each validation take `checkpoint_s` (a GPU-sized model and its Adam state: over half a gigabyte)."""
 
-    def __init__(self) -> None:
-        self.now = 0.0
+    def __init__(self, checkpoint_s: float = 100.0) -> None:
+        self.now, self.checkpoint_s = 0.0, checkpoint_s
 
     def perf_counter(self) -> float:
         return self.now
@@ -399,25 +399,44 @@ class SlowCheckpoints(pl.Callback):
 
     def on_validation_end(self, trainer, pl_module) -> None:
         if not trainer.sanity_checking:
-            self.now += 100.0
+            self.now += self.checkpoint_s
 
 
-def test_training_seconds_leave_out_the_checkpoints_written_after_each_validation(paths, monkeypatch):
-    config = {**TINY_TRAINING, "trainer": {**TINY_TRAINING["trainer"], "budget_updates": 30, "validations": 3}}
-    slow = SlowCheckpoints()
+def train_with_slow_checkpoints(paths, monkeypatch, slow: SlowCheckpoints, **trainer_params) -> dict:
+    """The stage on `slow`'s clock: the module's, the schedule's and the validations' plan's."""
+    config = {**TINY_TRAINING, "trainer": {**TINY_TRAINING["trainer"], **trainer_params}}
     build_trainer = training.build_trainer
 
     def slow_trainer(*args, **kwargs):
         trainer, history, schedule = build_trainer(*args, **kwargs)
+        for callback in trainer.callbacks:
+            if hasattr(callback, "clock"):
+                callback.clock = slow.perf_counter
         trainer.callbacks.append(slow)
         return trainer, history, schedule
 
     monkeypatch.setattr(training, "build_trainer", slow_trainer)
     monkeypatch.setattr("attention_lab.training.module.time", slow)
-    metrics = train_seq2seq(from_mapping(Seq2SeqParams, config, "train_seq2seq"), MlflowParams(enabled=False), paths)
+    return train_seq2seq(from_mapping(Seq2SeqParams, config, "train_seq2seq"), MlflowParams(enabled=False), paths)
+
+
+def test_training_seconds_leave_out_the_checkpoints_written_after_each_validation(paths, monkeypatch):
+    metrics = train_with_slow_checkpoints(paths, monkeypatch, SlowCheckpoints(), budget_updates=30, validations=3)
 
     history = pd.read_csv(paths.reports / "history.csv")
     assert len(history) == 3 and metrics["updates"] == 30
     # A second a step, epoch boundaries included; none of the 100 s after a validation.
     assert history["train_seconds"].tolist() == history["step"].diff().fillna(history["step"]).tolist()
     assert metrics["train_seconds"] == 30
+
+
+def test_a_budget_keeps_the_checkpoints_after_its_validations_within_their_share(paths, monkeypatch):
+    """Five minutes at a second a step, and 10 s of checkpoint after each validation: counted as the
+    validation's cost, they cap the validations along the way (a tenth of the seconds left), so the
+    run still trains most of its budget. Counting the validation alone (nothing, on this clock), all
+    16 came, and their checkpoints took half the budget."""
+    budget_s = 300.0
+    metrics = train_with_slow_checkpoints(paths, monkeypatch, SlowCheckpoints(checkpoint_s=10.0),
+                                          budget_minutes=budget_s / 60, validations=16)
+    assert metrics["train_seconds"] >= 0.8 * budget_s, metrics
+    assert 2 <= metrics["validations"] < 16

@@ -74,7 +74,11 @@ class PlannedValidation(pl.Callback):
 
     Lightning validates after the run's batch i when (i + 1) % `trainer.val_check_batch` == 0; the
     plan's next step itself, always beyond the current one, is the first multiple there. Every rank
-    takes rank 0's plan, so that all run each validation together."""
+    takes rank 0's plan, so that all run each validation together.
+
+    A validation's cost is the whole pause in training, measured at the next batch: the checkpoint
+    written after it (over half a gigabyte for a GPU-sized model and its Adam state, longer than
+    the validation itself on a card) and the loader's restart count as much as the decoding."""
 
     PLAN_AFTER = 50  # updates a budget run trains (from its start, or a resume) before planning from their speed
 
@@ -83,6 +87,8 @@ class PlannedValidation(pl.Callback):
         self.plan, self.schedule, self.clock = plan, schedule, clock
         self._mark = (0, 0.0)  # (step, time) where the current stretch of training began
         self._validation_start = 0.0
+        self._paused = False  # between a validation and the next training batch
+        self._stretch_rate: float | None = None  # updates per second of the last stretch (budget runs)
 
     def _aim(self, trainer: pl.Trainer, step: int | None) -> None:
         step = trainer.strategy.broadcast(step, src=0)
@@ -101,6 +107,17 @@ class PlannedValidation(pl.Callback):
             now = self.clock()
             self._aim(trainer, self.plan.plan(trainer.global_step, *self._budget_speed(trainer, now, now)))
 
+    def on_train_batch_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule, batch: Any,
+                             batch_idx: int) -> None:
+        if not self._paused:
+            return
+        self._paused, now = False, self.clock()
+        self.plan.validation_s = now - self._validation_start
+        self._mark = (trainer.global_step, now)
+        if self.plan.total_steps is None:  # re-planned with the pause's whole cost
+            left = self._budget_speed(trainer, now, now)[1]
+            self._aim(trainer, self.plan.plan(trainer.global_step, self._stretch_rate, left))
+
     def on_validation_start(self, trainer: pl.Trainer, pl_module: pl.LightningModule) -> None:
         self._validation_start = self.clock()
 
@@ -108,10 +125,10 @@ class PlannedValidation(pl.Callback):
         if trainer.sanity_checking:
             return
         now = self.clock()
-        self.plan.validation_s = now - self._validation_start
-        rate, left = self._budget_speed(trainer, self._validation_start, now)
-        self._mark = (trainer.global_step, now)
-        self._aim(trainer, self.plan.after_validation(trainer.global_step, rate, left))
+        self.plan.validation_s = now - self._validation_start  # until the pause's end is known
+        self._stretch_rate, left = self._budget_speed(trainer, self._validation_start, now)
+        self._mark, self._paused = (trainer.global_step, now), True
+        self._aim(trainer, self.plan.after_validation(trainer.global_step, self._stretch_rate, left))
 
     def _budget_speed(self, trainer: pl.Trainer, training_end: float,
                       now: float) -> tuple[float | None, float | None]:
