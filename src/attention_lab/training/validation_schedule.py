@@ -17,8 +17,9 @@ final weights after it (so a run ends one validation past its budget). The valid
 way may take at most `VALIDATION_SHARE` of the seconds left, so a budget too short for the
 validations asked for (a short budget, a slow or busy machine, or the greedy decoding of a young
 model that runs every output to its cap) validates less often rather than training less: the
-count still to come is capped at what that share affords at the last validation's cost. One slow
-early validation then costs its own time, and the next one's cost replaces it in the estimate.
+count still to come is capped at what that share affords at the last validation's cost (the whole
+pause in training: the checkpoint written after it too). One slow early validation then costs its
+own time, and the next one's cost replaces it in the estimate.
 """
 
 from __future__ import annotations
