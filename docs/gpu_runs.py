@@ -87,11 +87,13 @@ def roofline(params_file: str, splits: str, tokenizer: str, reports: str) -> Non
                       "fraction_of_peak": round(rate / (peak * 1e9), 4)}))
 
 
-def step(params_file: str, splits: str, tokenizer: str, count: str = "40") -> None:
+def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only: str = "") -> None:
     """The stage's training step (graphed forward and backward, the loss, clipping, fused Adam, bf16
     autocast) alone, on the first COUNT batches of its first epoch, with each choice of attention
     kernels: target tokens/s and the fraction of the bf16 peak; then where an eager step's device
-    time goes (torch.profiler), for PyTorch's choice, the math kernel and the fastest."""
+    time goes (torch.profiler), for PyTorch's choice, the math kernel and the fastest.
+    ONLY=compile instead times the eager step against `torch.compile`'s (`warm_s`: the compiling
+    of every batch shape, which a budget pays)."""
     config = load_section(params_file, "train_seq2seq", Seq2SeqParams)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # the CPU: to try it out
     on_cuda = device.type == "cuda"
@@ -106,12 +108,13 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40") -> No
         flops, _ = training_flops_per_token(model, batches[:4], config.optim.label_smoothing)
     peak = matmul_peak(device, dtype, size=8192 if on_cuda else 1024)
 
-    def run(kernels: tuple[str, ...] | None, graphs: bool, passes: int = 2, profile: bool = False) -> dict:
+    def run(kernels: tuple[str, ...] | None, graphs: bool, passes: int = 2, profile: bool = False,
+            compiled: bool = False) -> dict:
         torch.manual_seed(config.seed)
         model = build_model(config.model, len(data.tokenizer.src), len(data.tokenizer.tgt)).to(device).train()
         optimizer = torch.optim.Adam(model.parameters(), lr=1e-4, fused=True)
         graphed = GraphedTraining(model, config.data.batch_size, config.data.batch_tokens, dtype) if graphs else None
-        forward = graphed or model
+        forward = torch.compile(model) if compiled else graphed or model
 
         def one(batch: dict) -> None:
             with torch.autocast(device.type, dtype, enabled=on_cuda):
@@ -148,12 +151,17 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40") -> No
                 print(events.table(sort_by=key, row_limit=25, max_name_column_width=70))
                 print(json.dumps({"profiled_s": round(profiled, 3)}))  # beside the table's device time
         rate = passes * tokens / seconds
-        result = {"kernels": kernels, "graphs": graphed is not None and not graphed.failed, "warm_s": round(warm, 1),
+        result = {"kernels": kernels, "graphs": graphed is not None and not graphed.failed, "compiled": compiled,
+                  "warm_s": round(warm, 1),
                   "tokens_per_s": round(rate), "fraction_of_peak": round(rate * flops / (peak * 1e9), 4)}
         print(json.dumps(result), flush=True)
         return result
 
     print(json.dumps({"flops_per_token": round(flops), "peak_tflops": round(peak / 1e3, 1)}))
+    if only == "compile":
+        for compiled in (False, True):
+            run(None, graphs=False, compiled=compiled)
+        return
     results = []
     for kernels in (None, ("math",), ("cudnn", "math"), ("flash", "math")):
         try:
