@@ -201,24 +201,31 @@ class SlowerAndSlower(pl.Callback):
         self.now += self.validation_batch_s
 
 
+def on_fake_clock(monkeypatch, extra: list) -> list:
+    """Patch the stage's `build_trainer`: the callbacks that keep time (the schedule, the validations'
+    plan, the history's minutes) read `extra[0]`'s clock, and the callbacks in `extra` (as it holds at
+    each build) join them. Returns the schedules built, one a run."""
+    build_trainer, schedules = training.build_trainer, []
+
+    def faked_trainer(*args, **kwargs):
+        trainer, history, schedule = build_trainer(*args, **kwargs)
+        for callback in trainer.callbacks:
+            if hasattr(callback, "clock"):
+                callback.clock = extra[0].clock
+        trainer.callbacks.extend(extra)
+        schedules.append(schedule)
+        return trainer, history, schedule
+
+    monkeypatch.setattr(training, "build_trainer", faked_trainer)
+    return schedules
+
+
 def test_budgeted_training_ends_annealed_when_steps_slow_down(paths, monkeypatch):
     budget_minutes = 0.15
     config = {**TINY_TRAINING, "trainer": {**TINY_TRAINING["trainer"], "budget_minutes": budget_minutes}}
     params = from_mapping(Seq2SeqParams, config, "train_seq2seq")
-    build_trainer = training.build_trainer
     slowing = SlowerAndSlower(step_s=0.02, slowdown_s=0.0005, validation_batch_s=0.002)
-    schedules = []
-
-    def slowing_trainer(*args, **kwargs):
-        trainer, history, schedule = build_trainer(*args, **kwargs)
-        for callback in trainer.callbacks:  # the schedule, the validations' plan, the history's minutes
-            if hasattr(callback, "clock"):
-                callback.clock = slowing.clock
-        schedules.append(schedule)
-        trainer.callbacks.append(slowing)
-        return trainer, history, schedule
-
-    monkeypatch.setattr(training, "build_trainer", slowing_trainer)
+    schedules = on_fake_clock(monkeypatch, [slowing])
     metrics = train_seq2seq(params, MlflowParams(enabled=False), paths)
 
     history = pd.read_csv(paths.reports / "history.csv")
@@ -259,7 +266,7 @@ def test_a_run_of_known_length_validates_at_evenly_spread_steps_the_last_where_i
     # A run resumed after any of them plans the same steps from there.
     for k, done in enumerate(steps[:-1]):
         resumed = ValidationSchedule(points, total_steps=total)
-        resumed.load_state_dict({"done": k + 1, "validation_s": 0.0, "planned": 0})
+        resumed.load_state_dict({"done": k + 1, "validation_s": 0.0, "pause_s": 0.0, "planned": 0})
         assert resumed.first(done) == steps[k + 1]
 
 
@@ -358,17 +365,8 @@ def test_the_21_minute_default_still_validates_16_times(validation_s):
 def test_a_budget_run_resumed_after_a_kill_goes_on_validating(paths, monkeypatch):
     config = {**TINY_TRAINING, "trainer": {**TINY_TRAINING["trainer"], "budget_minutes": 0.05, "validations": 8}}
     params = from_mapping(Seq2SeqParams, config, "train_seq2seq")
-    build_trainer, extra = training.build_trainer, []
-
-    def faked_trainer(*args, **kwargs):
-        trainer, history, schedule = build_trainer(*args, **kwargs)
-        for callback in trainer.callbacks:
-            if hasattr(callback, "clock"):
-                callback.clock = extra[0].clock
-        trainer.callbacks.extend(extra)
-        return trainer, history, schedule
-
-    monkeypatch.setattr(training, "build_trainer", faked_trainer)
+    extra: list = []
+    on_fake_clock(monkeypatch, extra)
     extra[:] = [SlowerAndSlower(step_s=0.02, slowdown_s=0.0, validation_batch_s=0.002)]
     train_seq2seq(params, MlflowParams(enabled=False), paths)
     whole = pd.read_csv(paths.reports / "history.csv")["step"].tolist()
@@ -391,8 +389,10 @@ class SlowCheckpoints(pl.Callback):
     def __init__(self, checkpoint_s: float = 100.0) -> None:
         self.now, self.checkpoint_s = 0.0, checkpoint_s
 
-    def perf_counter(self) -> float:
+    def clock(self) -> float:
         return self.now
+
+    perf_counter = clock  # the module reads it as `time.perf_counter`
 
     def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx) -> None:
         self.now += 1.0
@@ -405,17 +405,7 @@ class SlowCheckpoints(pl.Callback):
 def train_with_slow_checkpoints(paths, monkeypatch, slow: SlowCheckpoints, **trainer_params) -> dict:
     """The stage on `slow`'s clock: the module's, the schedule's and the validations' plan's."""
     config = {**TINY_TRAINING, "trainer": {**TINY_TRAINING["trainer"], **trainer_params}}
-    build_trainer = training.build_trainer
-
-    def slow_trainer(*args, **kwargs):
-        trainer, history, schedule = build_trainer(*args, **kwargs)
-        for callback in trainer.callbacks:
-            if hasattr(callback, "clock"):
-                callback.clock = slow.perf_counter
-        trainer.callbacks.append(slow)
-        return trainer, history, schedule
-
-    monkeypatch.setattr(training, "build_trainer", slow_trainer)
+    on_fake_clock(monkeypatch, [slow])
     monkeypatch.setattr("attention_lab.training.module.time", slow)
     return train_seq2seq(from_mapping(Seq2SeqParams, config, "train_seq2seq"), MlflowParams(enabled=False), paths)
 
@@ -438,5 +428,5 @@ def test_a_budget_keeps_the_checkpoints_after_its_validations_within_their_share
     budget_s = 300.0
     metrics = train_with_slow_checkpoints(paths, monkeypatch, SlowCheckpoints(checkpoint_s=10.0),
                                           budget_minutes=budget_s / 60, validations=16)
-    assert metrics["train_seconds"] >= 0.8 * budget_s, metrics
+    assert metrics["train_seconds"] >= 0.85 * budget_s, metrics
     assert 2 <= metrics["validations"] < 16

@@ -76,9 +76,10 @@ class PlannedValidation(pl.Callback):
     plan's next step itself, always beyond the current one, is the first multiple there. Every rank
     takes rank 0's plan, so that all run each validation together.
 
-    A validation's cost is the whole pause in training, measured at the next batch: the checkpoint
-    written after it (over half a gigabyte for a GPU-sized model and its Adam state, longer than
-    the validation itself on a card) and the loader's restart count as much as the decoding."""
+    A validation's cost is the whole pause in training: the checkpoint written after it (over half a
+    gigabyte for a GPU-sized model and its Adam state, longer than the validation itself on a card)
+    and the loader's restart, measured at the next batch, count as much as the decoding. A budget
+    run plans with the last pause's until then, and re-plans with this one's."""
 
     PLAN_AFTER = 50  # updates a budget run trains (from its start, or a resume) before planning from their speed
 
@@ -86,7 +87,7 @@ class PlannedValidation(pl.Callback):
                  clock: Any = time.perf_counter) -> None:
         self.plan, self.schedule, self.clock = plan, schedule, clock
         self._mark = (0, 0.0)  # (step, time) where the current stretch of training began
-        self._validation_start = 0.0
+        self._validation_start = self._validation_end = 0.0
         self._paused = False  # between a validation and the next training batch
         self._stretch_rate: float | None = None  # updates per second of the last stretch (budget runs)
 
@@ -112,7 +113,7 @@ class PlannedValidation(pl.Callback):
         if not self._paused:
             return
         self._paused, now = False, self.clock()
-        self.plan.validation_s = now - self._validation_start
+        self.plan.pause_s = now - self._validation_end
         self._mark = (trainer.global_step, now)
         if self.plan.total_steps is None:  # re-planned with the pause's whole cost
             left = self._budget_speed(trainer, now, now)[1]
@@ -125,9 +126,9 @@ class PlannedValidation(pl.Callback):
         if trainer.sanity_checking:
             return
         now = self.clock()
-        self.plan.validation_s = now - self._validation_start  # until the pause's end is known
+        self.plan.validation_s, self._validation_end = now - self._validation_start, now
         self._stretch_rate, left = self._budget_speed(trainer, self._validation_start, now)
-        self._mark, self._paused = (trainer.global_step, now), True
+        self._paused = True  # the next stretch starts (`_mark`) when training goes on
         self._aim(trainer, self.plan.after_validation(trainer.global_step, self._stretch_rate, left))
 
     def _budget_speed(self, trainer: pl.Trainer, training_end: float,

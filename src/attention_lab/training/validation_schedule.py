@@ -17,9 +17,10 @@ final weights after it (so a run ends one validation past its budget). The valid
 way may take at most `VALIDATION_SHARE` of the seconds left, so a budget too short for the
 validations asked for (a short budget, a slow or busy machine, or the greedy decoding of a young
 model that runs every output to its cap) validates less often rather than training less: the
-count still to come is capped at what that share affords at the last validation's cost (the whole
-pause in training: the checkpoint written after it too). One slow early validation then costs its
-own time, and the next one's cost replaces it in the estimate.
+count still to come is capped at what that share affords at the last validation's cost: the whole
+pause in training, the checkpoint written after it and the loader's restart included (`pause_s`,
+measured when training goes on). One slow early validation then costs its own time, and the next
+one's cost replaces it in the estimate.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class ValidationSchedule:
     total_steps: int | None = None  # known length; None: planned from the budget as the run goes
     done: int = 0  # validations run so far
     validation_s: float = 0.0  # what the last validation took (budget runs)
+    pause_s: float = 0.0  # what followed it before training went on: its checkpoint, the loader's restart
     planned: int = 0  # validations still to come in the current plan, the last one included (budget runs)
 
     def first(self, step: int = 0) -> int | None:
@@ -56,17 +58,22 @@ class ValidationSchedule:
         if rate is None or seconds_left is None:
             self.planned = remaining
             return None
-        if self.validation_s > 0:
-            remaining = min(remaining, 1 + math.floor(VALIDATION_SHARE * seconds_left / self.validation_s))
+        if self.cost_s > 0:
+            remaining = min(remaining, 1 + math.floor(VALIDATION_SHARE * seconds_left / self.cost_s))
         self.planned = max(remaining, 1)
         if remaining <= 1:
             return None
         steps_left = rate * (seconds_left - self.reserve_s())
         return step + max(1, round(steps_left / remaining))
 
+    @property
+    def cost_s(self) -> float:
+        """Budget seconds a validation along the way takes from training, by the last one."""
+        return self.validation_s + self.pause_s
+
     def reserve_s(self) -> float:
         """Budget seconds to keep for the validations planned before the last, at the last one's cost."""
-        return max(self.planned - 1, 0) * self.validation_s
+        return max(self.planned - 1, 0) * self.cost_s
 
     def _fixed(self, step: int) -> int | None:
         """The first of the points' steps after `step` (points > total_steps share steps)."""
@@ -76,8 +83,8 @@ class ValidationSchedule:
         return math.ceil(k * self.total_steps / self.points) if k <= self.points else None
 
     def state_dict(self) -> dict:
-        return {"done": self.done, "validation_s": self.validation_s, "planned": self.planned}
+        return {"done": self.done, "validation_s": self.validation_s, "pause_s": self.pause_s, "planned": self.planned}
 
     def load_state_dict(self, state: dict) -> None:
         self.done, self.validation_s = int(state["done"]), float(state["validation_s"])
-        self.planned = int(state["planned"])
+        self.pause_s, self.planned = float(state["pause_s"]), int(state["planned"])
