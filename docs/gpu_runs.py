@@ -18,6 +18,7 @@ from pathlib import Path
 
 import torch
 import yaml
+from torch._dynamo.utils import counters
 
 from attention_lab.bench.flops import matmul_peak, synchronize, training_flops_per_token
 from attention_lab.bench.report import epoch_batches
@@ -92,8 +93,10 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
     autocast) alone, on the first COUNT batches of its first epoch, with each choice of attention
     kernels: target tokens/s and the fraction of the bf16 peak; then where an eager step's device
     time goes (torch.profiler), for PyTorch's choice, the math kernel and the fastest.
-    ONLY=compile instead times the eager step against `torch.compile`'s (`warm_s`: the compiling
-    of every batch shape, which a budget pays)."""
+    The graphs follow the params' `trainer.cuda_graphs`. ONLY=compile instead times the eager step
+    against `torch.compile`'s: `warm_s` is the compiling, which a budget pays (static shapes for the
+    first batch, dynamic ones from the second; shapes past torch's recompile limit run eagerly, so
+    the graphs compiled are counted)."""
     config = load_section(params_file, "train_seq2seq", Seq2SeqParams)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # the CPU: to try it out
     on_cuda = device.type == "cuda"
@@ -151,8 +154,8 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
                 print(events.table(sort_by=key, row_limit=25, max_name_column_width=70))
                 print(json.dumps({"profiled_s": round(profiled, 3)}))  # beside the table's device time
         rate = passes * tokens / seconds
-        result = {"kernels": kernels, "graphs": graphed is not None and not graphed.failed, "compiled": compiled,
-                  "warm_s": round(warm, 1),
+        result = {"kernels": kernels, "graphs": graphed is not None and not graphed.failed,
+                  "compiled_graphs": counters["stats"]["unique_graphs"] if compiled else 0, "warm_s": round(warm, 1),
                   "tokens_per_s": round(rate), "fraction_of_peak": round(rate * flops / (peak * 1e9), 4)}
         print(json.dumps(result), flush=True)
         return result
@@ -165,7 +168,7 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
     results = []
     for kernels in (None, ("math",), ("cudnn", "math"), ("flash", "math")):
         try:
-            results.append(run(kernels, graphs=on_cuda))
+            results.append(run(kernels, graphs=on_cuda and config.trainer.cuda_graphs))
         except RuntimeError as exc:
             print(json.dumps({"kernels": kernels, "error": str(exc).splitlines()[0][:200]}), flush=True)
         if on_cuda:

@@ -3,7 +3,7 @@
 # DVC nor MLflow: the stages run from PYTHONPATH=src with MLflow off. Phases, run in the order given:
 #   step      the GPU recipe's training step alone (`gpu_runs.py step`) with each choice of attention
 #             kernels, and a profile; sets KERNELS to the fastest unless KERNELS is set
-#   compile   the same step eager and under torch.compile (the compiling of every batch shape timed apart)
+#   compile   the same step eager and under torch.compile (its compiling timed apart, the graphs counted)
 #   recipe    the GPU recipe's stage for RECIPE_MINUTES (default 8)
 #   evaluate  the evaluate stage on the recipe's model (from this call or an earlier one on the same machine)
 #   budget    the README's Transformer's stage with a 2-minute budget
@@ -36,6 +36,7 @@ GPU_RECIPE=(train_seq2seq.model.arch=transformer train_seq2seq.model.transformer
 stage() {  # LIMIT NAME KEY=VALUE...: the train_seq2seq stage with these params, killed after LIMIT s
   local limit=$1 name=$2
   shift 2
+  rm -rf "${WORK:?}/$name"  # a fresh run: no resuming an earlier call's, no reporting its files
   # shellcheck disable=SC2086  # SETTINGS is a list of words
   python3 docs/gpu_runs.py params "$WORK/$name.yaml" "$@" ${SETTINGS:-} train_seq2seq.trainer.progress_bar=false ||
     return 1
@@ -75,6 +76,7 @@ for phase in "$@"; do
         "train_seq2seq.trainer.attention_kernels=${KERNELS:-null}"
       ;;
     evaluate)
+      rm -rf "$WORK/recipe/eval"
       python3 -m pipeline.evaluate --params "$WORK/recipe.yaml" --model "$WORK/recipe/model" --data artifacts/splits \
         --out "$WORK/recipe/eval" 2>&1 | tail -n 3
       echo "recipe evaluate: $(tr -d '\n ' < "$WORK/recipe/eval/metrics.json" | cut -c 1-600)"
