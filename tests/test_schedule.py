@@ -421,12 +421,12 @@ def test_training_seconds_leave_out_the_checkpoints_written_after_each_validatio
 
 
 def test_a_budget_keeps_the_checkpoints_after_its_validations_within_their_share(paths, monkeypatch):
-    """Five minutes at a second a step, and 10 s of checkpoint after each validation: counted as the
-    validation's cost, they cap the validations along the way (a tenth of the seconds left), so the
-    run still trains most of its budget. Counting the validation alone (nothing, on this clock), all
-    16 came, and their checkpoints took half the budget."""
-    budget_s = 300.0
-    metrics = train_with_slow_checkpoints(paths, monkeypatch, SlowCheckpoints(checkpoint_s=10.0),
+    """Two and a half minutes at a second a step, and 5 s of checkpoint after each validation: counted
+    as the validation's cost, they cap the validations along the way (a tenth of the seconds left), so
+    the run still trains most of its budget. Counting the validation alone (nothing, on this clock),
+    all 16 came, and their checkpoints took half the budget."""
+    budget_s = 150.0
+    metrics = train_with_slow_checkpoints(paths, monkeypatch, SlowCheckpoints(checkpoint_s=5.0),
                                           budget_minutes=budget_s / 60, validations=16)
     assert metrics["train_seconds"] >= 0.85 * budget_s, metrics
     assert 2 <= metrics["validations"] < 16
