@@ -4,7 +4,7 @@ DVC or MLflow (`PYTHONPATH=src`), driven by docs/gpu_runs.sh.
     python docs/gpu_runs.py params OUT.yaml KEY=VALUE ...       # params.yaml, these keys set, MLflow off
     python docs/gpu_runs.py smoke FOLDER                        # both architectures on the tiny corpus, CUDA
     python docs/gpu_runs.py roofline PARAMS SPLITS TOKENIZER REPORTS   # the stage's run against the peak (bf16 on CUDA)
-    python docs/gpu_runs.py step PARAMS SPLITS TOKENIZER BATCHES     # the training step alone, per attention kernel
+    python docs/gpu_runs.py step PARAMS SPLITS TOKENIZER BATCHES     # the training step alone, per attention setting
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from attention_lab.bench.report import epoch_batches
 from attention_lab.config import from_mapping, load_section
 from attention_lab.data.splits import SplitParams
 from attention_lab.data.tokenizer import TokenizerParams
-from attention_lab.model.attention import allowed_kernels
+from attention_lab.model.fused_attention import allowed_kernels, packed_rows
 from attention_lab.model.loss import token_losses
 from attention_lab.model.seq2seq import build_model
 from attention_lab.tracking.store import MlflowParams
@@ -90,9 +90,10 @@ def roofline(params_file: str, splits: str, tokenizer: str, reports: str) -> Non
 
 def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only: str = "") -> None:
     """The stage's training step (graphed forward and backward, the loss, clipping, fused Adam, bf16
-    autocast) alone, on the first COUNT batches of its first epoch, with each choice of attention
-    kernels: target tokens/s and the fraction of the bf16 peak; then where an eager step's device
-    time goes (torch.profiler), for PyTorch's choice, the math kernel and the fastest.
+    autocast) alone, on the first COUNT batches of its first epoch, with each attention setting
+    (the kernels allowed, the tokens of a packed row): target tokens/s and the fraction of the bf16
+    peak; then where an eager step's device time goes (torch.profiler), for PyTorch's choice and the
+    fastest, whose settings it prints last for docs/gpu_runs.sh.
     The graphs follow the params' `trainer.cuda_graphs`. ONLY=compile instead times the eager step
     against `torch.compile`'s: `warm_s` is the compiling, which a budget pays (static shapes for the
     first batch, dynamic ones from the second; shapes past torch's recompile limit run eagerly, so
@@ -112,7 +113,7 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
     peak = matmul_peak(device, dtype, size=8192 if on_cuda else 1024)
 
     def run(kernels: tuple[str, ...] | None, graphs: bool, passes: int = 2, profile: bool = False,
-            compiled: bool = False) -> dict:
+            compiled: bool = False, packing: int | None = None) -> dict:
         torch.manual_seed(config.seed)
         model = build_model(config.model, len(data.tokenizer.src), len(data.tokenizer.tgt)).to(device).train()
         optimizer = torch.optim.Adam(model.parameters(), lr=1e-4, fused=True)
@@ -128,7 +129,7 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
             optimizer.step()
             optimizer.zero_grad(set_to_none=True)
 
-        with allowed_kernels(kernels):
+        with allowed_kernels(kernels), packed_rows(packing):
             first = time.perf_counter()
             for batch in batches:  # records each bucket's graph
                 one(batch)
@@ -154,7 +155,7 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
                 print(events.table(sort_by=key, row_limit=25, max_name_column_width=70))
                 print(json.dumps({"profiled_s": round(profiled, 3)}))  # beside the table's device time
         rate = passes * tokens / seconds
-        result = {"kernels": kernels, "graphs": graphed is not None and not graphed.failed,
+        result = {"kernels": kernels, "packing": packing, "graphs": graphed is not None and not graphed.failed,
                   "compiled_graphs": counters["stats"]["unique_graphs"] if compiled else 0, "warm_s": round(warm, 1),
                   "tokens_per_s": round(rate), "fraction_of_peak": round(rate * flops / (peak * 1e9), 4)}
         print(json.dumps(result), flush=True)
@@ -166,20 +167,24 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
             run(None, graphs=False, compiled=compiled)
         return
     results = []
-    for kernels in (None, ("math",), ("cudnn", "math"), ("flash", "math")):
+    # The math kernel and flash-else-math ran slowest at a7c35b6 (docs/speed.md), so they are left out.
+    for kernels, packing in ((None, None), (("efficient", "math"), None), (None, 64), (None, 128), (None, 256),
+                             (("efficient", "math"), 128), (("cudnn", "math"), 128)):
         try:
-            results.append(run(kernels, graphs=on_cuda and config.trainer.cuda_graphs))
+            results.append(run(kernels, graphs=on_cuda and config.trainer.cuda_graphs, packing=packing))
         except RuntimeError as exc:
-            print(json.dumps({"kernels": kernels, "error": str(exc).splitlines()[0][:200]}), flush=True)
+            print(json.dumps({"kernels": kernels, "packing": packing, "error": str(exc).splitlines()[0][:200]}),
+                  flush=True)
         if on_cuda:
             torch.cuda.empty_cache()
     best = max(results, key=lambda r: r["tokens_per_s"])
-    print("fastest:", ",".join(best["kernels"] or ()), flush=True)
-    for kernels in dict.fromkeys([None, ("math",), best["kernels"]]):
+    for kernels, packing in dict.fromkeys([(None, None), (best["kernels"], best["packing"])]):
         try:
-            run(kernels, graphs=False, passes=1, profile=True)
+            run(kernels, graphs=False, passes=1, profile=True, packing=packing)
         except Exception as exc:  # the profile only informs: the choice above stands
-            print(json.dumps({"profile": kernels, "error": repr(exc)[:200]}), flush=True)
+            print(json.dumps({"profile": kernels, "packing": packing, "error": repr(exc)[:200]}), flush=True)
+    print("fastest kernels:", ",".join(best["kernels"] or ()), flush=True)
+    print("fastest packing:", best["packing"] or "", flush=True)
 
 
 if __name__ == "__main__":

@@ -13,12 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attention_lab.model.attention import (
-    KINDS,
-    key_mask,
-    make_attention,
-    masked_softmax,
-)
+from attention_lab.model.attention import KINDS, make_attention, masked_softmax
+from attention_lab.model.fused_attention import fused_attention, key_mask, packed_rows
 
 B, Q, K = 3, 5, 7
 DQ, DK, DV = 6, 4, 3  # dot and scaled_dot use DQ for keys too
@@ -319,3 +315,73 @@ def test_every_scorer_matches_its_formula_on_distinct_keys(kind, dk, lens):
     if kind == "scaled_dot":  # the fused path, which keeps no weights, gives the same context
         fused = attention(queries, keys, values, valid_lens, need_weights=False)
         torch.testing.assert_close(fused, torch.from_numpy(expected_context), rtol=0, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sentences packed side by side (`packed_rows`): the contexts of one sentence a row.
+
+# (heads, queries, keys, valid lengths or "causal"): 7 sentences, so rows of 2 or 3 leave a remainder.
+PACKED_CASES = {
+    "heads-self": ((2,), 5, 5, torch.tensor([5, 0, 3, 1, 5, 2, 4])),
+    "heads-cross": ((2,), 5, 7, torch.tensor([7, 3, 0, 7, 1, 6, 2])),
+    "heads-causal": ((2,), 5, 5, "causal"),
+    "no-heads": ((), 5, 7, torch.tensor([2, 7, 7, 0, 4, 1, 3])),
+    "heads-all-keys": ((3,), 4, 6, None),
+}
+
+
+def packed_inputs(heads: tuple[int, ...], steps: int, num_keys: int, seed: int = 0) -> list[torch.Tensor]:
+    """Queries (7, ..., Q, 4) and keys, values (7, ..., K, 4), heads as views of (7, Q, M·4) memory
+    the way `MultiHeadAttention.split` makes them."""
+    generator = torch.Generator().manual_seed(seed)
+    made = []
+    for length in (steps, num_keys, num_keys):
+        x = torch.randn(7, length, *heads, 4, generator=generator, dtype=torch.float64)  # (7, Q|K, M, 4)
+        made.append(x.movedim(1, -2) if heads else x)  # (7, M, Q|K, 4)
+    return made
+
+
+@pytest.mark.parametrize("case", list(PACKED_CASES))
+@pytest.mark.parametrize("row_tokens", [14, 21, 70], ids=["2-a-row", "3-or-4-a-row", "all-in-one-row"])
+def test_sentences_packed_side_by_side_get_the_contexts_and_gradients_of_one_a_row(case, row_tokens):
+    heads, steps, num_keys, lens = PACKED_CASES[case]
+    causal = isinstance(lens, str)
+    valid_lens = None if causal else lens
+    alone = [t.requires_grad_() for t in packed_inputs(heads, steps, num_keys)]
+    packed = [t.detach().clone().requires_grad_() for t in alone]
+    expected = fused_attention(*alone, valid_lens, causal=causal)
+    with packed_rows(row_tokens):
+        got = fused_attention(*packed, valid_lens, causal=causal)
+    torch.testing.assert_close(got, expected, rtol=0, atol=1e-12)
+    upstream = torch.randn(expected.shape, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    (expected * upstream).sum().backward()
+    (got * upstream).sum().backward()
+    for a, b in zip(alone, packed):
+        torch.testing.assert_close(b.grad, a.grad, rtol=0, atol=1e-12)
+    if lens is not None and not causal:
+        assert (got[lens == 0] == 0).all()  # a sentence without keys reads nothing, not its neighbours'
+
+
+def test_a_packed_sentence_never_reads_another_sentences_keys_even_with_dropout():
+    queries, keys, values = packed_inputs((2,), 5, 7)
+    lens = PACKED_CASES["heads-cross"][3]
+    changed_keys, changed_values = keys.clone(), values.clone()
+    changed_keys[1], changed_values[1] = changed_keys[1] * 3 + 1, -changed_values[1]  # sentence 1 of the first row
+    contexts = []
+    for k, v in ((keys, values), (changed_keys, changed_values)):
+        torch.manual_seed(5)  # one dropout draw for both
+        with packed_rows(15):
+            contexts.append(fused_attention(queries, k, v, lens, dropout=0.5))
+    before, after = contexts
+    assert not torch.allclose(before[1], after[1])
+    others = [i for i in range(7) if i != 1]
+    torch.testing.assert_close(after[others], before[others], rtol=0, atol=0)
+
+
+def test_per_query_lengths_and_rows_too_short_for_two_sentences_run_one_sentence_a_row():
+    queries, keys, values = packed_inputs((2,), 5, 7)
+    per_query = torch.randint(0, 8, (7, 5), generator=torch.Generator().manual_seed(1))  # (B, Q): a search step's
+    for row_tokens, lens in ((70, per_query), (13, PACKED_CASES["heads-cross"][3])):
+        expected = fused_attention(queries, keys, values, lens)
+        with packed_rows(row_tokens):
+            torch.testing.assert_close(fused_attention(queries, keys, values, lens), expected, rtol=0, atol=0)

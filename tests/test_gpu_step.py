@@ -136,3 +136,24 @@ def test_the_module_attends_with_the_kernels_allowed(kernels, used, unused):
     layers = TINY_TRANSFORMER["transformer"]["layers"]
     assert ops.count(used) == 3 * layers  # encoder self, decoder self and cross-attention, every layer
     assert unused not in ops
+
+
+def test_the_module_packs_sentences_side_by_side_and_trains_on_the_same_loss_and_gradients():
+    batch = collate_pairs(pairs(9, seed=6))  # unequal lengths up to 30: rows of 64 tokens hold 2 sentences
+    results = []
+    for packing in (None, 64):
+        module = Seq2SeqModule(transformer(seed=1).double().train(), OptimParams(), tokenizer=None,
+                               attention_packing=packing)
+        with torch.profiler.profile(record_shapes=True) as profile:
+            loss = token_loss(module(batch["src"], batch["src_len"], batch["tgt_in"]), batch["tgt_out"])
+        loss.backward()
+        calls = [e.input_shapes[0] for e in profile.events() if e.name == "aten::scaled_dot_product_attention"]
+        results.append((loss.detach(), [p.grad for p in module.parameters()], calls))
+    (alone, alone_grads, alone_calls), (packed, packed_grads, packed_calls) = results
+    torch.testing.assert_close(packed, alone, rtol=0, atol=1e-12)
+    for a, b in zip(alone_grads, packed_grads):
+        torch.testing.assert_close(b, a, rtol=0, atol=1e-12)
+    layers = TINY_TRANSFORMER["transformer"]["layers"]
+    assert [shape[0] for shape in alone_calls] == [9] * 3 * layers  # one sentence a row, every attention
+    rows = [shape[0] for shape in packed_calls if shape[0] != 1]  # a last sentence left alone runs apart
+    assert len(rows) == 3 * layers and max(rows) <= 4  # 2 sentences or more a row

@@ -17,6 +17,7 @@ dimension, never two meanings):
        cross-validation                   C  queries in one chunk (Nadaraya-Watson)
     X  a CUDA graph bucket's length (S    U  nodes of the number constraint's digit tries
        and T padded to it)                J  digit pieces of the vocabulary
+    Y  sentences packed side by side into one attention row (B/Y rows)
 """
 
 __version__ = "0.2.0"

@@ -11,24 +11,16 @@ and then `attend` at each step, which also returns the weights (B, Q, K).
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
-from torch.nn.attention import SDPBackend, sdpa_kernel
+
+from attention_lab.model.fused_attention import fused_attention, key_mask
 
 KINDS = ("additive", "dot", "scaled_dot", "general", "location")
-
-
-def key_mask(valid_lens: Tensor, num_keys: int) -> Tensor:
-    """Boolean mask, True on keys that count: (B, 1, K) for (B,) lengths, (B, Q, K) for (B, Q)."""
-    if valid_lens.dim() == 1:
-        valid_lens = valid_lens[:, None]  # (B, 1)
-    positions = torch.arange(num_keys, device=valid_lens.device)
-    return positions[None, None, :] < valid_lens[:, :, None]  # (B, Q|1, K)
 
 
 def masked_softmax(scores: Tensor, valid_lens: Tensor | None) -> Tensor:
@@ -44,36 +36,6 @@ def masked_softmax(scores: Tensor, valid_lens: Tensor | None) -> Tensor:
     # Empty rows get finite scores so neither the softmax nor its gradient sees NaN.
     scores = scores.masked_fill(~mask, float("-inf")).masked_fill(~any_valid, 0.0)
     return F.softmax(scores, dim=-1).masked_fill(~mask, 0.0)
-
-
-def fused_attention(queries: Tensor, keys: Tensor, values: Tensor, valid_lens: Tensor | None,
-                    dropout: float = 0.0, causal: bool = False) -> Tensor:
-    """Scaled dot-product attention through `F.scaled_dot_product_attention`: queries (B, ..., Q, D),
-    keys and values (B, ..., K, D), any head dimensions between -> contexts (B, ..., Q, D).
-
-    `valid_lens` (B,) or (B, Q) masks keys as `masked_softmax` does, a row with no valid key
-    giving zeros; `causal` (without `valid_lens`) lets query i read keys up to i. On CPU the flash
-    kernel runs with a boolean mask or `is_causal` alike, but not with dropout, which takes the
-    math path (the full (Q, K) score matrix)."""
-    if valid_lens is None:
-        return F.scaled_dot_product_attention(queries, keys, values, dropout_p=dropout, is_causal=causal)
-    mask = key_mask(valid_lens, keys.shape[-2])  # (B, Q|1, K)
-    heads = (1,) * (queries.dim() - 3)
-    mask = mask.view(mask.shape[0], *heads, *mask.shape[1:])  # (B, ..., Q|1, K)
-    any_valid = mask.any(dim=-1, keepdim=True)  # (B, ..., Q|1, 1)
-    context = F.scaled_dot_product_attention(queries, keys, values, attn_mask=mask | ~any_valid,
-                                             dropout_p=dropout)  # (B, ..., Q, D)
-    return context * any_valid
-
-
-KERNELS = {"flash": SDPBackend.FLASH_ATTENTION, "efficient": SDPBackend.EFFICIENT_ATTENTION,
-           "cudnn": SDPBackend.CUDNN_ATTENTION, "math": SDPBackend.MATH}
-
-
-def allowed_kernels(names: tuple[str, ...] | None) -> contextlib.AbstractContextManager:
-    """A context in which `fused_attention` may run only the kernels `names` (keys of KERNELS), in
-    PyTorch's order of preference; None: any, as PyTorch chooses."""
-    return contextlib.nullcontext() if names is None else sdpa_kernel([KERNELS[name] for name in names])
 
 
 def by_sentence(attend: Callable[[Tensor], tuple[Tensor, Tensor | None]], queries: Tensor,

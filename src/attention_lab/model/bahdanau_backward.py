@@ -36,7 +36,8 @@ from typing import NamedTuple
 import torch
 from torch import Tensor, nn
 
-from attention_lab.model.attention import AdditiveAttention, key_mask
+from attention_lab.model.attention import AdditiveAttention
+from attention_lab.model.fused_attention import key_mask
 from attention_lab.model.gru_cell import (
     LayerStep,
     LayerWeights,

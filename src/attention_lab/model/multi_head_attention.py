@@ -15,7 +15,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
-from attention_lab.model.attention import ScaledDotAttention, fused_attention, make_attention
+from attention_lab.model.attention import ScaledDotAttention, make_attention
+from attention_lab.model.fused_attention import fused_attention
 
 
 def check_heads(size: int, heads: int) -> None:

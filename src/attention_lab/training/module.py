@@ -29,7 +29,7 @@ from attention_lab.errors import UserError
 from attention_lab.evaluation.bleu import bleu_from_statistics, bleu_statistics
 from attention_lab.inference.model_file import LoadedModel
 from attention_lab.inference.translator import SearchParams, Translator
-from attention_lab.model.attention import allowed_kernels
+from attention_lab.model.fused_attention import allowed_kernels, packed_rows
 from attention_lab.model.encoder_decoder import EncoderDecoder
 from attention_lab.model.loss import token_loss, token_losses
 from attention_lab.model.transformer import TransformerSeq2Seq
@@ -81,13 +81,15 @@ class Seq2SeqModule(pl.LightningModule):
 
     def __init__(self, model: EncoderDecoder, optim: OptimParams, tokenizer: Tokenizer,
                  graph_batches: tuple[int, int | None] | None = None,
-                 attention_kernels: tuple[str, ...] | None = None) -> None:
+                 attention_kernels: tuple[str, ...] | None = None, attention_packing: int | None = None) -> None:
         """`graph_batches`: (batch_size, batch_tokens) of the training batches, to replay a
         Transformer's training passes on CUDA as graphs of padded batches (`cuda_graphs.py`); None: off.
-        `attention_kernels`: the kernels its teacher-forced passes may attend with (`allowed_kernels`)."""
+        `attention_kernels`: the kernels its teacher-forced passes may attend with (`allowed_kernels`);
+        `attention_packing`: the tokens of a row of sentences attending side by side (`packed_rows`)."""
         super().__init__()
         self.model, self.optim, self.tokenizer = model, optim, tokenizer
         self.graph_batches, self.attention_kernels = graph_batches, attention_kernels
+        self.attention_packing = attention_packing
         self._graphed: GraphedTraining | None = None
         self.val_loss = MeanMetric()
         self.val_bleu = CorpusBLEU()
@@ -100,7 +102,7 @@ class Seq2SeqModule(pl.LightningModule):
 
     def forward(self, src: Tensor, src_len: Tensor, tgt_in: Tensor) -> Tensor:
         # Set per pass, not per process: every DDP process (spawned ones too) and every graph capture sees it.
-        with allowed_kernels(self.attention_kernels):
+        with allowed_kernels(self.attention_kernels), packed_rows(self.attention_packing):
             if self.training and self._graphed is not None:
                 return self._graphed(src, src_len, tgt_in)
             return self.model(src, src_len, tgt_in)
