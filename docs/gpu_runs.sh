@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The GPU runs behind docs/speed.md's GPU section, on a machine with a card and PyTorch but neither
 # DVC nor MLflow: the stages run from PYTHONPATH=src with MLflow off. Phases, run in the order given:
-#   step      the GPU recipe's training step alone (`gpu_runs.py step`) with each choice of attention
-#             kernels, and a profile; sets KERNELS to the fastest unless KERNELS is set
+#   step      the GPU recipe's training step alone (`gpu_runs.py step`) with each attention setting
+#             (kernels, packing), and a profile; sets KERNELS and PACKING to the fastest unless set
 #   compile   the same step eager and under torch.compile (its compiling timed apart, the graphs counted)
 #   recipe    the GPU recipe's stage for RECIPE_MINUTES (default 8)
 #   evaluate  the evaluate stage on the recipe's model (from this call or an earlier one on the same machine)
@@ -10,7 +10,8 @@
 #   bench     `attention-lab bench`
 #   smoke     both architectures on the tiny corpus
 # e.g. `RECIPE_MINUTES=2 bash docs/gpu_runs.sh step recipe evaluate budget`, then `bash docs/gpu_runs.sh bench`.
-# KERNELS: a YAML list for train_seq2seq.trainer.attention_kernels (default null: PyTorch's choice).
+# KERNELS: a YAML list for train_seq2seq.trainer.attention_kernels (default null: PyTorch's choice);
+# PACKING: train_seq2seq.trainer.attention_packing (default null: one sentence a row).
 # SETTINGS: more KEY=VALUE params for the recipe and budget stages, e.g. train_seq2seq.trainer.validations=8.
 # Needs artifacts/splits and artifacts/tokenizer (`dvc repro train_tokenizer`), data/fra-eng.zip, and
 # a sentencex wheel in .whl/ where the machine lacks it. Writes its logs to $OUT (default /tmp/gpu-runs).
@@ -52,7 +53,7 @@ stage() {  # LIMIT NAME KEY=VALUE...: the train_seq2seq stage with these params,
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 python3 -c "import torch, pytorch_lightning as pl; print('torch', torch.__version__, 'lightning', pl.__version__)"
 git log -1 --format='commit %h %cd' 2>/dev/null
-KERNELS=${KERNELS:-}
+KERNELS=${KERNELS:-} PACKING=${PACKING:-}
 for phase in "$@"; do
   echo "== $phase ($(date +%T))"
   start=$(date +%s)
@@ -61,9 +62,10 @@ for phase in "$@"; do
       python3 docs/gpu_runs.py params "$WORK/step.yaml" "${GPU_RECIPE[@]}" || exit 1
       timeout 240 python3 docs/gpu_runs.py step "$WORK/step.yaml" artifacts/splits artifacts/tokenizer 24 2>&1 |
         grep -v "^\s*$\|USDT" | tee "$OUT/step.log" | grep -v "^ \|^--"
-      fastest=$(sed -n 's/^fastest: //p' "$OUT/step.log")
+      fastest=$(sed -n 's/^fastest kernels: //p' "$OUT/step.log")
       [ -z "$KERNELS" ] && [ -n "$fastest" ] && KERNELS="[$fastest]"
-      echo "KERNELS=${KERNELS:-null}"
+      [ -z "$PACKING" ] && PACKING=$(sed -n 's/^fastest packing: //p' "$OUT/step.log")
+      echo "KERNELS=${KERNELS:-null} PACKING=${PACKING:-null}"
       ;;
     compile)
       python3 docs/gpu_runs.py params "$WORK/step.yaml" "${GPU_RECIPE[@]}" || exit 1
@@ -73,7 +75,8 @@ for phase in "$@"; do
     recipe)
       minutes=${RECIPE_MINUTES:-8}
       stage $(( minutes * 60 + 120 )) recipe "${GPU_RECIPE[@]}" "train_seq2seq.trainer.budget_minutes=$minutes" \
-        "train_seq2seq.trainer.attention_kernels=${KERNELS:-null}"
+        "train_seq2seq.trainer.attention_kernels=${KERNELS:-null}" \
+        "train_seq2seq.trainer.attention_packing=${PACKING:-null}"
       ;;
     evaluate)
       rm -rf "$WORK/recipe/eval"
@@ -83,12 +86,14 @@ for phase in "$@"; do
       ;;
     budget)
       stage 240 transformer-2min "${TRANSFORMER[@]}" train_seq2seq.trainer.budget_minutes=2 \
-        "train_seq2seq.trainer.attention_kernels=${KERNELS:-null}"
+        "train_seq2seq.trainer.attention_kernels=${KERNELS:-null}" \
+        "train_seq2seq.trainer.attention_packing=${PACKING:-null}"
       ;;
     bench)
-      set_kernels=()
-      [ -n "$KERNELS" ] && set_kernels=(--set "trainer.attention_kernels=$KERNELS")
-      timeout 220 python3 -m attention_lab.cli bench --corpus data/fra-eng.zip "${set_kernels[@]}" > "$OUT/bench.json" \
+      set_attention=()
+      [ -n "$KERNELS" ] && set_attention+=(--set "trainer.attention_kernels=$KERNELS")
+      [ -n "$PACKING" ] && set_attention+=(--set "trainer.attention_packing=$PACKING")
+      timeout 220 python3 -m attention_lab.cli bench --corpus data/fra-eng.zip "${set_attention[@]}" > "$OUT/bench.json" \
         2> "$WORK/bench.err"
       echo "bench: exit $?"
       tail -n 5 "$WORK/bench.err"

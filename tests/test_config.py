@@ -153,13 +153,16 @@ def test_sizes_that_would_mislead_or_exhaust_memory_are_refused_naming_the_key(s
         from_mapping({"evaluate": EvaluateParams, "train_nw": NWParams}[section], values, section)
 
 
-@pytest.mark.parametrize("value, message", [
-    (["math", "fast"], r"attention_kernels\[1\]: expected one of \['flash', 'efficient', 'cudnn', 'math'\], got 'fast'"),
-    ([], "attention_kernels: name at least one kernel, or null"),
-    ("math", "attention_kernels: expected a list or null, got str 'math'"),
+@pytest.mark.parametrize("key, value, message", [
+    ("attention_kernels", ["math", "fast"],
+     r"attention_kernels\[1\]: expected one of \['flash', 'efficient', 'cudnn', 'math'\], got 'fast'"),
+    ("attention_kernels", [], "attention_kernels: name at least one kernel, or null"),
+    ("attention_kernels", "math", "attention_kernels: expected a list or null, got str 'math'"),
+    ("attention_packing", 1, "attention_packing: must be >= 2"),
+    ("attention_packing", 128.0, "attention_packing: expected int or null, got float 128.0"),
 ])
-def test_attention_kernels_that_are_no_list_of_kernels_are_refused_naming_the_key(value, message):
+def test_attention_settings_that_cannot_mean_anything_are_refused_naming_the_key(key, value, message):
     from attention_lab.training.params import Seq2SeqParams
 
     with pytest.raises(ConfigError, match=rf"^train_seq2seq\.trainer\.{message}"):
-        from_mapping(Seq2SeqParams, {"trainer": {"attention_kernels": value}}, "train_seq2seq")
+        from_mapping(Seq2SeqParams, {"trainer": {key: value}}, "train_seq2seq")

@@ -45,6 +45,9 @@ class TrainerParams:
     # The kernels a Transformer's teacher-forced passes may attend with, in PyTorch's order of preference
     # (`torch.nn.attention.SDPBackend`: flash, efficient, cudnn, math); null: PyTorch's choice.
     attention_kernels: tuple[Literal["flash", "efficient", "cudnn", "math"], ...] | None = None
+    # A Transformer's sentences attend side by side in rows of at most this many tokens, each to its own
+    # keys (model/fused_attention.py): the same contexts in fewer, fuller kernel tiles; null: one a row.
+    attention_packing: int | None = param(None, ge=2)
     progress_bar: bool = True
 
     def validate(self) -> None:
