@@ -4,7 +4,7 @@
 #   step      the GPU recipe's training step alone (`gpu_runs.py step`) with each attention setting
 #             (kernels, packing), and a profile; sets KERNELS and PACKING to the fastest unless set
 #   compile   the same step eager and under torch.compile (its compiling timed apart, the graphs counted)
-#   recipe    the GPU recipe's stage for RECIPE_MINUTES (default 8)
+#   recipe    the GPU recipe's stage for RECIPE_MINUTES (default 8), and its rate against the bf16 peak
 #   evaluate  the evaluate stage on the recipe's model (from this call or an earlier one on the same machine)
 #   budget    the README's Transformer's stage with a 2-minute budget
 #   bench     `attention-lab bench`
@@ -12,7 +12,8 @@
 # e.g. `RECIPE_MINUTES=2 bash docs/gpu_runs.sh step recipe evaluate budget`, then `bash docs/gpu_runs.sh bench`.
 # KERNELS: a YAML list for train_seq2seq.trainer.attention_kernels (default null: PyTorch's choice);
 # PACKING: train_seq2seq.trainer.attention_packing (default null: one sentence a row).
-# SETTINGS: more KEY=VALUE params for the recipe and budget stages, e.g. train_seq2seq.trainer.validations=8.
+# SETTINGS: more KEY=VALUE params for the recipe's step and stage and the budget stage, e.g.
+# train_seq2seq.trainer.validations=8, or a wider recipe (model.transformer.model_size=1024 ...).
 # Needs artifacts/splits and artifacts/tokenizer (`dvc repro train_tokenizer`), data/fra-eng.zip, and
 # a sentencex wheel in .whl/ where the machine lacks it. Writes its logs to $OUT (default /tmp/gpu-runs).
 set -uo pipefail
@@ -59,7 +60,8 @@ for phase in "$@"; do
   start=$(date +%s)
   case "$phase" in
     step)
-      python3 docs/gpu_runs.py params "$WORK/step.yaml" "${GPU_RECIPE[@]}" || exit 1
+      # shellcheck disable=SC2086  # SETTINGS is a list of words
+      python3 docs/gpu_runs.py params "$WORK/step.yaml" "${GPU_RECIPE[@]}" ${SETTINGS:-} || exit 1
       timeout 240 python3 docs/gpu_runs.py step "$WORK/step.yaml" artifacts/splits artifacts/tokenizer 24 2>&1 |
         grep -v "^\s*$\|USDT" | tee "$OUT/step.log" | grep -v "^ \|^--"
       fastest=$(sed -n 's/^fastest kernels: //p' "$OUT/step.log")
@@ -68,7 +70,8 @@ for phase in "$@"; do
       echo "KERNELS=${KERNELS:-null} PACKING=${PACKING:-null}"
       ;;
     compile)
-      python3 docs/gpu_runs.py params "$WORK/step.yaml" "${GPU_RECIPE[@]}" || exit 1
+      # shellcheck disable=SC2086  # SETTINGS is a list of words
+      python3 docs/gpu_runs.py params "$WORK/step.yaml" "${GPU_RECIPE[@]}" ${SETTINGS:-} || exit 1
       timeout 300 python3 docs/gpu_runs.py step "$WORK/step.yaml" artifacts/splits artifacts/tokenizer 24 compile 2>&1 |
         grep -v "^\s*$" | tee "$OUT/compile.log" | grep "^{"
       ;;
@@ -77,6 +80,7 @@ for phase in "$@"; do
       stage $(( minutes * 60 + 120 )) recipe "${GPU_RECIPE[@]}" "train_seq2seq.trainer.budget_minutes=$minutes" \
         "train_seq2seq.trainer.attention_kernels=${KERNELS:-null}" \
         "train_seq2seq.trainer.attention_packing=${PACKING:-null}"
+      python3 docs/gpu_runs.py roofline "$WORK/recipe.yaml" artifacts/splits artifacts/tokenizer "$WORK/recipe/reports"
       ;;
     evaluate)
       rm -rf "$WORK/recipe/eval"
