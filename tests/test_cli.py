@@ -291,7 +291,10 @@ def test_bench_reports_same_run_ratios_as_json(corpus_zip, tmp_path, capsys, mon
     assert code == 0, err[-3000:]
     report = json.loads(out)  # stdout holds the report alone
     assert set(report) == {"machine", "matmul_peak_gflops", "seed", "reference", "default", "transformer", "decoding",
-                           "startup", "config"}
+                           "startup", "seconds", "config"}
+    parts = {k: v for k, v in report["seconds"].items() if k != "total"}  # where the run's time went
+    assert set(parts) == {"peaks", "seed", "reference", "default", "transformer", "decoding", "startup"}
+    assert sum(parts.values()) <= report["seconds"]["total"] + 0.5 and min(parts.values()) > 0
     figures = list(numbers({k: v for k, v in report.items() if k != "config"}))
     assert len(figures) > 30 and all(value > 0 for _, value in figures), [f for f in figures if f[1] <= 0]
     assert report["machine"]["cpu"] and report["machine"]["torch"] == torch.__version__

@@ -14,7 +14,8 @@ In one run, on one machine, it measures:
 - decoding throughput, batched against one sentence at a time, greedy and beam, of both the default
   model (`decoding`) and the Transformer (`transformer.decoding`) (`inference_speed.py`);
 - the start-up time of `attention-lab translate "Go."` in a fresh process, against `import torch`,
-  and whether it imported the training stack.
+  and whether it imported the training stack;
+- the wall-clock seconds of each part (`seconds`), to see where a run's time goes.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import contextlib
 import json
 import sys
 import tempfile
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -86,6 +89,16 @@ def with_overrides(section: dict, overrides: tuple[str, ...], epochs: int) -> Se
     params = from_mapping(Seq2SeqParams, section, "train_seq2seq")
     return replace(params, trainer=replace(params.trainer, max_epochs=epochs, progress_bar=False, budget_minutes=None,
                                            early_stopping_patience=None, validations=2, average_last=None))
+
+
+@contextlib.contextmanager
+def timed(seconds: dict, part: str) -> Iterator[None]:
+    """Adds the wall-clock seconds of the block to `seconds[part]`."""
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        seconds[part] = round(seconds.get(part, 0.0) + time.perf_counter() - start, 1)
 
 
 def significant(value: float, digits: int = 4) -> float:
@@ -161,13 +174,18 @@ def run_benchmark(options: BenchOptions) -> dict:
                                  options.default_epochs)
     vocab = from_mapping(TokenizerParams, sections.get("train_tokenizer", {}), "train_tokenizer")
     given = (Translator.load(options.model), load_split(options.data, "test")) if options.model else None
-    peaks = {name: matmul_peak(device, dtype) for name, dtype in dtypes.items()}
+    seconds: dict[str, float] = {}
+    start = time.perf_counter()
+    with timed(seconds, "peaks"):
+        peaks = {name: matmul_peak(device, dtype) for name, dtype in dtypes.items()}
     report: dict = {"machine": machine(device)}
     with tempfile.TemporaryDirectory(prefix="attention-lab-bench-") as tmp:
-        seed_paths = prepare_data(options.corpus, SplitParams(max_pairs=options.pairs), Path(tmp) / "seed")
-        report["seed"] = train_and_count(seed, seed_paths, device, options.flop_batches)
+        with timed(seconds, "seed"):
+            seed_paths = prepare_data(options.corpus, SplitParams(max_pairs=options.pairs), Path(tmp) / "seed")
+            report["seed"] = train_and_count(seed, seed_paths, device, options.flop_batches)
         if options.reference:
-            report["reference"] = reference_run(seed, seed_paths, device, report["seed"]["tokens_per_s"])
+            with timed(seconds, "reference"):
+                report["reference"] = reference_run(seed, seed_paths, device, report["seed"]["tokens_per_s"])
         if options.splits and options.tokenizer:
             default_paths = sample_splits(Path(options.splits), Path(options.tokenizer), Path(tmp) / "default",
                                           options.default_pairs)
@@ -175,14 +193,17 @@ def run_benchmark(options: BenchOptions) -> dict:
         else:
             default_paths = prepare_data(options.corpus, SplitParams(max_pairs=options.default_pairs),
                                          Path(tmp) / "default", vocab)
-        report["default"] = train_and_count(default, default_paths, device, options.flop_batches)
+        with timed(seconds, "default"):
+            report["default"] = train_and_count(default, default_paths, device, options.flop_batches)
         transformer_paths = replace(default_paths, out=Path(tmp) / "transformer" / "model",
                                     reports=Path(tmp) / "transformer" / "reports")
-        report["transformer"] = train_and_count(transformer, transformer_paths, device, options.flop_batches)
+        with timed(seconds, "transformer"):
+            report["transformer"] = train_and_count(transformer, transformer_paths, device, options.flop_batches)
         report["transformer"]["tokens_per_s_over_default"] = round(
             report["transformer"]["tokens_per_s"] / report["default"]["tokens_per_s"], 2)
         # The peak is taken again after training (a machine's speed drifts) and the higher counts.
-        peaks = {name: max(peaks[name], matmul_peak(device, dtype)) for name, dtype in dtypes.items()}
+        with timed(seconds, "peaks"):
+            peaks = {name: max(peaks[name], matmul_peak(device, dtype)) for name, dtype in dtypes.items()}
         peak_dtype = "bfloat16" if device.type == "cuda" else "float32"
         for run in (report["seed"], report["default"], report["transformer"]):
             run["fraction_of_peak"] = significant(run["gflops"] / peaks[peak_dtype])
@@ -193,12 +214,15 @@ def run_benchmark(options: BenchOptions) -> dict:
         model_dir = Path(options.model) if options.model else default_paths.out
         translator, test = given or (Translator.load(model_dir), load_split(default_paths.data, "test"))
         sources = list(references(test).index[: options.decode_sentences])
-        report["decoding"] = {"model": str(model_dir) if options.model else "the default model trained here",
-                              **decoding_speed(translator, sources, options.beam_size, options.one_by_one)}
-        if not options.model:
-            report["transformer"]["decoding"] = decoding_speed(Translator.load(transformer_paths.out), sources,
-                                                               options.beam_size, options.one_by_one)
-        report["startup"] = startup(model_dir)
+        with timed(seconds, "decoding"):
+            report["decoding"] = {"model": str(model_dir) if options.model else "the default model trained here",
+                                  **decoding_speed(translator, sources, options.beam_size, options.one_by_one)}
+            if not options.model:
+                report["transformer"]["decoding"] = decoding_speed(Translator.load(transformer_paths.out), sources,
+                                                                   options.beam_size, options.one_by_one)
+        with timed(seconds, "startup"):
+            report["startup"] = startup(model_dir)
+    report["seconds"] = {**seconds, "total": round(time.perf_counter() - start, 1)}
     pipeline = options.splits and options.tokenizer
     sampled = f"a random sample of {options.splits}" if pipeline else "the corpus's first lines"
     report["config"] = {"seed": {"pairs": options.pairs, **to_dict(seed)},
