@@ -4,7 +4,7 @@ DVC or MLflow (`PYTHONPATH=src`), driven by docs/gpu_runs.sh.
     python docs/gpu_runs.py params OUT.yaml KEY=VALUE ...       # params.yaml, these keys set, MLflow off
     python docs/gpu_runs.py smoke FOLDER                        # both architectures on the tiny corpus, CUDA
     python docs/gpu_runs.py roofline PARAMS SPLITS TOKENIZER REPORTS   # the stage's run against the peak (bf16 on CUDA)
-    python docs/gpu_runs.py step PARAMS SPLITS TOKENIZER BATCHES     # the training step alone, per attention setting
+    python docs/gpu_runs.py step PARAMS SPLITS TOKENIZER BATCHES [compile PACKING]  # the training step alone
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from attention_lab.bench.report import epoch_batches
 from attention_lab.config import from_mapping, load_section
 from attention_lab.data.splits import SplitParams
 from attention_lab.data.tokenizer import TokenizerParams
-from attention_lab.model.fused_attention import allowed_kernels, packed_rows
+from attention_lab.model import multi_head_attention
+from attention_lab.model.fused_attention import allowed_kernels, fused_attention, packed_rows
 from attention_lab.model.loss import token_losses
 from attention_lab.model.seq2seq import build_model
 from attention_lab.tracking.store import MlflowParams
@@ -92,16 +93,19 @@ def roofline(params_file: str, splits: str, tokenizer: str, reports: str) -> Non
     print(json.dumps(result))
 
 
-def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only: str = "") -> None:
+def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only: str = "",
+         packed: str = "128") -> None:
     """The stage's training step (graphed forward and backward, the loss, clipping, fused Adam, bf16
     autocast) alone, on the first COUNT batches of its first epoch, with each attention setting
     (the kernels allowed, the tokens of a packed row): target tokens/s and the fraction of the bf16
     peak; then where an eager step's device time goes (torch.profiler), for PyTorch's choice and the
     fastest, whose settings it prints last for docs/gpu_runs.sh.
     The graphs follow the params' `trainer.cuda_graphs`. ONLY=compile instead times the eager step
-    against `torch.compile`'s: `warm_s` is the compiling, which a budget pays (static shapes for the
-    first batch, dynamic ones from the second; shapes past torch's recompile limit run eagerly, so
-    the graphs compiled are counted)."""
+    against `torch.compile`'s, one sentence a row and PACKED tokens a row: `warm_s` is the compiling,
+    which a budget pays (static shapes for the first batch, dynamic ones from the second; shapes
+    past torch's recompile limit run eagerly, so the graphs compiled are counted). Attention stays
+    outside the compiled graphs: its kernel is already fused, and a packed row's sentences, a
+    number from each batch's shape, would recompile them."""
     config = load_section(params_file, "train_seq2seq", Seq2SeqParams)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # the CPU: to try it out
     on_cuda = device.type == "cuda"
@@ -122,7 +126,9 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
         model = build_model(config.model, len(data.tokenizer.src), len(data.tokenizer.tgt)).to(device).train()
         optimizer = torch.optim.Adam(model.parameters(), lr=1e-4, fused=True)
         graphed = GraphedTraining(model, config.data.batch_size, config.data.batch_tokens, dtype) if graphs else None
+        torch._dynamo.reset()  # each compiled run pays its own compiling, not the cache of the one before
         forward = torch.compile(model) if compiled else graphed or model
+        graphs_before = counters["stats"]["unique_graphs"]
 
         def one(batch: dict) -> None:
             with torch.autocast(device.type, dtype, enabled=on_cuda):
@@ -159,16 +165,19 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
                 print(events.table(sort_by=key, row_limit=25, max_name_column_width=70))
                 print(json.dumps({"profiled_s": round(profiled, 3)}))  # beside the table's device time
         rate = passes * tokens / seconds
+        graphs_compiled = counters["stats"]["unique_graphs"] - graphs_before
         result = {"kernels": kernels, "packing": packing, "graphs": graphed is not None and not graphed.failed,
-                  "compiled_graphs": counters["stats"]["unique_graphs"] if compiled else 0, "warm_s": round(warm, 1),
+                  "compiled_graphs": graphs_compiled, "warm_s": round(warm, 1),
                   "tokens_per_s": round(rate), "fraction_of_peak": round(rate * flops / (peak * 1e9), 4)}
         print(json.dumps(result), flush=True)
         return result
 
     print(json.dumps({"flops_per_token": round(flops), "peak_tflops": round(peak / 1e3, 1)}))
     if only == "compile":
-        for compiled in (False, True):
-            run(None, graphs=False, compiled=compiled)
+        multi_head_attention.fused_attention = torch.compiler.disable(fused_attention)
+        for packing in (None, int(packed)):
+            for compiled in (False, True):
+                run(None, graphs=False, compiled=compiled, packing=packing)
         return
     results = []
     # The math kernel and flash-else-math ran slowest at a7c35b6 (docs/speed.md), so they are left out.

@@ -3,7 +3,8 @@
 # DVC nor MLflow: the stages run from PYTHONPATH=src with MLflow off. Phases, run in the order given:
 #   step      the GPU recipe's training step alone (`gpu_runs.py step`) with each attention setting
 #             (kernels, packing), and a profile; sets KERNELS and PACKING to the fastest unless set
-#   compile   the same step eager and under torch.compile (its compiling timed apart, the graphs counted)
+#   compile   the same step eager and under torch.compile, one sentence a row and PACKING (default 128)
+#             tokens a row (its compiling timed apart, the graphs counted)
 #   recipe    the GPU recipe's stage for RECIPE_MINUTES (default 8), and its rate against the bf16 peak
 #   evaluate  the evaluate stage on the recipe's model (from this call or an earlier one on the same machine)
 #   budget    the README's Transformer's stage with a 2-minute budget
@@ -72,7 +73,8 @@ for phase in "$@"; do
     compile)
       # shellcheck disable=SC2086  # SETTINGS is a list of words
       python3 docs/gpu_runs.py params "$WORK/step.yaml" "${GPU_RECIPE[@]}" ${SETTINGS:-} || exit 1
-      timeout 300 python3 docs/gpu_runs.py step "$WORK/step.yaml" artifacts/splits artifacts/tokenizer 24 compile 2>&1 |
+      timeout 420 python3 docs/gpu_runs.py step "$WORK/step.yaml" artifacts/splits artifacts/tokenizer 24 compile \
+        "${PACKING:-128}" 2>&1 |
         grep -v "^\s*$" | tee "$OUT/compile.log" | grep "^{"
       ;;
     recipe)
@@ -97,13 +99,13 @@ for phase in "$@"; do
       set_attention=()
       [ -n "$KERNELS" ] && set_attention+=(--set "trainer.attention_kernels=$KERNELS")
       [ -n "$PACKING" ] && set_attention+=(--set "trainer.attention_packing=$PACKING")
-      timeout 220 python3 -m attention_lab.cli bench --corpus data/fra-eng.zip "${set_attention[@]}" > "$OUT/bench.json" \
-        2> "$WORK/bench.err"
+      timeout 220 python3 -m attention_lab.cli bench --corpus data/fra-eng.zip "${set_attention[@]}" \
+        > "$OUT/bench.json" 2> "$WORK/bench.err"
       echo "bench: exit $?"
       tail -n 5 "$WORK/bench.err"
       python3 -c "import json; r = json.load(open('$OUT/bench.json')); print({k: {m: r[k].get(m) for m in
         ('tokens_per_s', 'fraction_of_peak', 'ceiling_fraction_of_peak', 'updates')} for k in ('seed', 'default',
-        'transformer')}, r['matmul_peak_gflops'])"
+        'transformer')}, r['matmul_peak_gflops'], r['seconds'])"
       ;;
     smoke) timeout 120 python3 docs/gpu_runs.py smoke "$WORK/smoke" 2>&1 | grep -v "^\s*$" | tail -n 12 ;;
     *) echo "unknown phase $phase: step, compile, recipe, evaluate, budget, bench or smoke" >&2; exit 2 ;;
