@@ -40,7 +40,7 @@ def main() -> None:
     parser.add_argument("models", nargs="+", help="name=path/to/model.pt")
     args = parser.parse_args()
     frame = load_split(args.data, args.split)
-    print(f"| model | search | BLEU beam (greedy) | length ratio | " + " | ".join(
+    print("| model | search | BLEU beam (greedy) | length ratio | " + " | ".join(
         f"{b} words" for b in ("1-4", "5-6", "7-8", "9-10", "11-13", "14+")) + " |")
     print("| --- " * 10 + "|")
     for spec in args.models:

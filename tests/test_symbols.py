@@ -118,7 +118,7 @@ def test_a_line_of_symbols_alone_is_itself_with_no_search(translator, monkeypatc
 
 
 def test_the_cli_notes_the_carried_characters(trained_model, translator, capsys):
-    [result] = translator.translate([f"I see the 🐱 cat."])
+    [result] = translator.translate(["I see the 🐱 cat."])
     code, out, err = cli(capsys, "translate", "--model", trained_model, "--device", "cpu", "I see the 🐱 cat.")
     assert (code, out) == (0, f"{result.text}\n") and "🐱" in out
     assert err == "note: line 1: characters the model cannot read, carried to the output as they are: 🐱\n"

@@ -4,7 +4,6 @@ of evaluations, and a shared `mlflow server` that stores every artifact itself."
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import textwrap

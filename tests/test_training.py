@@ -1,4 +1,3 @@
-import dataclasses
 import json
 import math
 import os

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytorch_lightning as pl
-import torch
 from pytorch_lightning.plugins.io import TorchCheckpointIO
 
 from attention_lab.atomic import atomic_path, write_text
