@@ -2,6 +2,7 @@
 DVC or MLflow (`PYTHONPATH=src`), driven by docs/gpu_runs.sh.
 
     python docs/gpu_runs.py params OUT.yaml KEY=VALUE ...       # params.yaml, these keys set, MLflow off
+    python docs/gpu_runs.py recipe                              # the GPU recipe's settings, a line each, no budget
     python docs/gpu_runs.py smoke FOLDER                        # both architectures on the tiny corpus, CUDA
     python docs/gpu_runs.py roofline PARAMS SPLITS TOKENIZER REPORTS   # the stage's run against the peak (bf16 on CUDA)
     python docs/gpu_runs.py step PARAMS SPLITS TOKENIZER BATCHES [compile PACKING]  # the training step alone
@@ -9,7 +10,6 @@ DVC or MLflow (`PYTHONPATH=src`), driven by docs/gpu_runs.sh.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import sys
 import time
@@ -30,6 +30,7 @@ from attention_lab.model.fused_attention import allowed_kernels, fused_attention
 from attention_lab.model.loss import token_losses
 from attention_lab.model.seq2seq import build_model
 from attention_lab.tracking.store import MlflowParams
+from attention_lab.training import gpu_recipe
 from attention_lab.training.params import Seq2SeqParams
 from attention_lab.training.paths import TrainPaths, prepare_data
 from attention_lab.training.cuda_graphs import GraphedTraining
@@ -49,6 +50,10 @@ def params(out: str, *settings: str) -> None:
             node = node[name]
         node[leaf] = yaml.safe_load(value)
     Path(out).write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def recipe() -> None:
+    print("\n".join(s for s in gpu_recipe.dvc_settings() if not s.startswith("train_seq2seq.trainer.budget_")))
 
 
 def smoke(folder: str) -> None:
@@ -201,4 +206,4 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
 
 
 if __name__ == "__main__":
-    {"params": params, "smoke": smoke, "roofline": roofline, "step": step}[sys.argv[1]](*sys.argv[2:])
+    {"params": params, "recipe": recipe, "smoke": smoke, "roofline": roofline, "step": step}[sys.argv[1]](*sys.argv[2:])

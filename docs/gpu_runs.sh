@@ -26,15 +26,12 @@ if ! python3 -c "import sentencex" 2>/dev/null; then
 fi
 export PYTHONPATH=$PWD/src:/tmp/site PYTHONUNBUFFERED=1
 
-# README's documented Transformer, and the GPU recipe (README: Scaling out).
+# README's documented Transformer, and the GPU recipe (README: Scaling out) as training/gpu_recipe.py holds it,
+# without its budget: each phase sets its own.
 TRANSFORMER=(train_seq2seq.model.arch=transformer train_seq2seq.optim.lr=0.003 train_seq2seq.optim.warmup_steps=1000
              train_seq2seq.optim.label_smoothing=0.1)
-GPU_RECIPE=(train_seq2seq.model.arch=transformer train_seq2seq.model.transformer.layers=6
-            train_seq2seq.model.transformer.model_size=512 train_seq2seq.model.transformer.heads=8
-            train_seq2seq.model.transformer.ffn_size=2048 train_seq2seq.model.transformer.dropout=0.2
-            train_seq2seq.data.batch_tokens=32768 train_seq2seq.data.batch_size=4096
-            train_seq2seq.optim.lr=0.0015 train_seq2seq.optim.warmup_steps=500 train_seq2seq.optim.label_smoothing=0.1
-            train_seq2seq.trainer.cuda_graphs=false evaluate.search.batch_size=1024)
+mapfile -t GPU_RECIPE < <(python3 docs/gpu_runs.py recipe)
+[ ${#GPU_RECIPE[@]} -gt 0 ] || { echo "no GPU recipe from docs/gpu_runs.py recipe" >&2; exit 1; }
 
 stage() {  # LIMIT NAME KEY=VALUE...: the train_seq2seq stage with these params, killed after LIMIT s
   local limit=$1 name=$2

@@ -287,13 +287,15 @@ def test_bench_reports_same_run_ratios_as_json(corpus_zip, tmp_path, capsys, mon
                          "--params", params, "--splits", tmp_path / "absent", "--default-pairs", 200,
                          "--decode-sentences", 12, "--one-by-one", 3, "--set-transformer", "model.transformer.layers=1",
                          "--set-transformer", "model.transformer.model_size=16", "--set-transformer",
-                         "model.transformer.ffn_size=32")
+                         "model.transformer.ffn_size=32", "--gpu-recipe", *itertools.chain.from_iterable(
+                             ("--set-gpu-recipe", f"model.transformer.{size}") for size in
+                             ("layers=1", "model_size=16", "heads=2", "ffn_size=32")))
     assert code == 0, err[-3000:]
     report = json.loads(out)  # stdout holds the report alone
-    assert set(report) == {"machine", "matmul_peak_gflops", "seed", "reference", "default", "transformer", "decoding",
-                           "startup", "seconds", "config"}
+    assert set(report) == {"machine", "matmul_peak_gflops", "seed", "reference", "default", "transformer", "gpu_recipe",
+                           "decoding", "startup", "seconds", "config"}
     parts = {k: v for k, v in report["seconds"].items() if k != "total"}  # where the run's time went
-    assert set(parts) == {"peaks", "seed", "reference", "default", "transformer", "decoding", "startup"}
+    assert set(parts) == {"peaks", "seed", "reference", "default", "transformer", "gpu_recipe", "decoding", "startup"}
     assert sum(parts.values()) <= report["seconds"]["total"] + 0.5 and min(parts.values()) > 0
     figures = list(numbers({k: v for k, v in report.items() if k != "config"}))
     assert len(figures) > 30 and all(value > 0 for _, value in figures), [f for f in figures if f[1] <= 0]
@@ -306,9 +308,16 @@ def test_bench_reports_same_run_ratios_as_json(corpus_zip, tmp_path, capsys, mon
     assert transformer["data"] == report["config"]["default"]["data"] and transformer["pairs"] == 200
     assert report["transformer"]["tokens_per_s_over_default"] == pytest.approx(
         report["transformer"]["tokens_per_s"] / report["default"]["tokens_per_s"], rel=0.01)
-    for name in ("seed", "default", "transformer"):
+    # The GPU recipe (forced on here, on a CPU): its own settings, then the command line's, on the same pairs
+    recipe = report["config"]["gpu_recipe"]
+    assert recipe["model"]["transformer"] == {"layers": 1, "heads": 2, "model_size": 16, "ffn_size": 32,
+                                              "dropout": 0.2}
+    assert recipe["data"]["batch_tokens"] == 32768 and recipe["optim"]["lr"] == 0.0015
+    assert recipe["trainer"]["cuda_graphs"] is False and recipe["pairs"] == 200
+    for name in ("seed", "default", "transformer", "gpu_recipe"):
         run = report[name]
-        assert run["epochs"] == 2 and run["flops_per_token"] > 0
+        assert run["epochs"] == (bench_report.RECIPE_EPOCHS if name == "gpu_recipe" else 2)
+        assert run["flops_per_token"] > 0
         assert run["fraction_of_peak"] == pytest.approx(
             run["tokens_per_s"] * run["flops_per_token"] / 1e9 / report["matmul_peak_gflops"]["float32"], rel=0.02, abs=1e-3)
         assert run["fraction_of_ceiling"] == pytest.approx(run["gflops"] / run["matmul_ceiling_gflops"], rel=0.01)

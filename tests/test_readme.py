@@ -377,6 +377,17 @@ def test_the_transformer_command_is_the_recipe_the_search_chose(readme):
     assert applied_params(set_values(command))["train_seq2seq"]["model"]["arch"] == "transformer"
 
 
+def test_the_gpu_command_is_the_gpu_recipe_the_bench_and_the_card_runs_train(readme):
+    """The README's `dvc exp run -n gpu` sets exactly `training/gpu_recipe.py`'s settings, which
+    `attention-lab bench` and docs/gpu_runs.sh read from there."""
+    from attention_lab.training import gpu_recipe
+
+    prose = re.sub(r"^```.*?^```", "", readme, flags=re.M | re.S)
+    [span] = [span for span in re.findall(r"`([^`]+)`", prose) if span.startswith("dvc exp run -n gpu ")]
+    assert sorted(set_values(shlex.split(span))) == sorted(gpu_recipe.dvc_settings())
+    assert applied_params(gpu_recipe.dvc_settings())["train_seq2seq"]["model"]["arch"] == "transformer"
+
+
 def test_readme_links_and_paths_exist(readme):
     assert link_problems(readme) == []
 

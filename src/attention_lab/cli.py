@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Iterable
 from contextlib import ExitStack, closing
 from pathlib import Path
 from typing import NoReturn
 
+from attention_lab.arguments import positive_int
+from attention_lab.bench import command as bench_command
 from attention_lab.errors import UserError, run_main, write_stdout
 
 EPILOG = """examples:
@@ -138,26 +139,6 @@ def promote(args: argparse.Namespace) -> None:
     print(promote_run(args.run_id or recorded_run(Path(args.model_dir)), args.metric))
 
 
-def bench(args: argparse.Namespace) -> None:
-    from attention_lab.bench.report import BenchOptions, run_benchmark
-
-    pipeline = Path(args.splits).is_dir() and Path(args.tokenizer).is_dir()
-    report = run_benchmark(BenchOptions(
-        corpus=args.corpus, pairs=args.pairs, epochs=args.epochs, params=args.params, overrides=tuple(args.set),
-        transformer_overrides=tuple(args.set_transformer),
-        default_pairs=args.default_pairs, default_epochs=args.default_epochs, reference=args.reference,
-        splits=args.splits if pipeline else None, tokenizer=args.tokenizer if pipeline else None, model=args.model,
-        data=args.data, beam_size=args.beam, decode_sentences=args.decode_sentences, one_by_one=args.one_by_one))
-    print(json.dumps(report, indent=2))
-
-
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
-    return value
-
-
 class Parser(argparse.ArgumentParser):
     """Bad arguments are one line, `error: ...`, and exit status 2, like every other user error."""
 
@@ -198,37 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="no progress bar (shown for --input on a terminal) and no notes on stderr, only errors")
     t.set_defaults(func=translate)
 
-    b = commands.add_parser("bench",
-                            help="measure training, decoding and start-up speed as same-run ratios, print JSON")
-    b.add_argument("--corpus", default="data/fra-eng.zip", help="corpus zip (default: %(default)s)")
-    b.add_argument("--pairs", type=positive_int, default=600,
-                   help="seed configuration: first N corpus pairs (default: %(default)s, as d2l)")
-    b.add_argument("--epochs", type=positive_int, default=100, help="seed configuration epochs (default: %(default)s)")
-    b.add_argument("--reference", action="store_true",
-                   help="also train the seed model the textbook's way on the same batches, and report the ratio")
-    b.add_argument("--params", default="params.yaml",
-                   help="the default model's train_seq2seq and train_tokenizer sections (default: %(default)s)")
-    b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a default-model train_seq2seq param, e.g. --set model.hidden_size=512")
-    b.add_argument("--set-transformer", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a train_seq2seq param of the Transformer run (the default model with "
-                        "model.arch=transformer, on the same batches), "
-                        "e.g. --set-transformer model.transformer.layers=2")
-    b.add_argument("--splits", default="artifacts/splits",
-                   help="the pipeline's splits to sample the default model's pairs from, with --tokenizer; "
-                        "when absent, the corpus's first lines (default: %(default)s)")
-    b.add_argument("--tokenizer", default="artifacts/tokenizer", help="the pipeline's tokenizer (default: %(default)s)")
-    b.add_argument("--default-pairs", type=positive_int, default=20000,
-                   help="default model: training pairs (default: %(default)s)")
-    b.add_argument("--default-epochs", type=positive_int, default=2, help="default model epochs (default: %(default)s)")
-    b.add_argument("--model", default=None, help="decode with this model instead of the benchmark's")
-    b.add_argument("--data", default=None, help="with --model: the split stage's folder whose test split is decoded")
-    b.add_argument("--beam", type=positive_int, default=8, help="beam size (default: %(default)s)")
-    b.add_argument("--decode-sentences", type=positive_int, default=500,
-                   help="test sources decoded (default: %(default)s)")
-    b.add_argument("--one-by-one", type=positive_int, default=100,
-                   help="sentences decoded one at a time for the batching speed-up (default: %(default)s)")
-    b.set_defaults(func=bench)
+    bench_command.add_parser(commands)
 
     p = commands.add_parser("promote", help="register a trained model in MLflow; make it @champion if it is better")
     which = p.add_mutually_exclusive_group()

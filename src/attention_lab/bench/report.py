@@ -3,8 +3,10 @@
 In one run, on one machine, it measures:
 - training throughput (d2l's target tokens/s: non-padding target tokens per second of training,
   validation excluded, epochs after the first) of d2l's seed configuration, of the default model
-  (params.yaml) and of the Transformer (the default with `model.arch=transformer`, on the same
-  pairs and batches), all through the real `train_seq2seq` stage function;
+  (params.yaml), of the Transformer (the default with `model.arch=transformer`, on the same
+  pairs and batches) and, on CUDA, of the GPU recipe (`training/gpu_recipe.py`, the same pairs in
+  its own 32,768-token batches, RECIPE_EPOCHS epochs), all through the real `train_seq2seq` stage
+  function;
 - the machine's matrix-multiply peak (fp32; bf16 too on CUDA), before and after training, and the
   fraction of it each training reaches, with FLOPs counted by PyTorch (`flops.py`);
 - each model's ceiling: the rate of its own matrix products timed alone (`flops.matmul_ceiling`),
@@ -47,9 +49,13 @@ from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer, TokenizerPar
 from attention_lab.inference.translator import Translator
 from attention_lab.model.seq2seq import build_model
 from attention_lab.tracking.store import MlflowParams
+from attention_lab.training import gpu_recipe
 from attention_lab.training.datamodule import TranslationDataModule, pair_lengths
 from attention_lab.training.paths import TrainPaths, prepare_data
 from attention_lab.training.run import Seq2SeqParams, resolve_precision, train_seq2seq
+
+RECIPE_EPOCHS = 4  # its batches are 64 times the default's: 4 epochs of 20,000 pairs make some 30 updates
+
 
 @dataclass(frozen=True)
 class BenchOptions:
@@ -59,6 +65,8 @@ class BenchOptions:
     params: str  # params.yaml whose train_seq2seq and train_tokenizer sections are the default model
     overrides: tuple[str, ...] = ()  # "key=value" for the default model's train_seq2seq
     transformer_overrides: tuple[str, ...] = ()  # "key=value" for the Transformer, after `overrides`
+    gpu_recipe: bool | None = None  # train the GPU recipe too; None: on CUDA only
+    recipe_overrides: tuple[str, ...] = ()  # "key=value" for the GPU recipe, after `overrides` and the recipe's own
     default_pairs: int = 20000
     default_epochs: int = 2
     splits: str | None = None  # the split stage's folder to sample the default model's pairs from
@@ -172,6 +180,10 @@ def run_benchmark(options: BenchOptions) -> dict:
     transformer = with_overrides(sections.get("train_seq2seq", {}),
                                  (*options.overrides, "model.arch=transformer", *options.transformer_overrides),
                                  options.default_epochs)
+    recipe = None
+    if options.gpu_recipe or (options.gpu_recipe is None and device.type == "cuda"):
+        settings = (*options.overrides, *gpu_recipe.TRAIN_SEQ2SEQ, *options.recipe_overrides)
+        recipe = with_overrides(sections.get("train_seq2seq", {}), settings, RECIPE_EPOCHS)
     vocab = from_mapping(TokenizerParams, sections.get("train_tokenizer", {}), "train_tokenizer")
     given = (Translator.load(options.model), load_split(options.data, "test")) if options.model else None
     seconds: dict[str, float] = {}
@@ -195,17 +207,20 @@ def run_benchmark(options: BenchOptions) -> dict:
                                          Path(tmp) / "default", vocab)
         with timed(seconds, "default"):
             report["default"] = train_and_count(default, default_paths, device, options.flop_batches)
-        transformer_paths = replace(default_paths, out=Path(tmp) / "transformer" / "model",
-                                    reports=Path(tmp) / "transformer" / "reports")
+        transformer_paths = replace(default_paths, out=Path(tmp) / "transformer", reports=Path(tmp) / "transformer")
         with timed(seconds, "transformer"):
             report["transformer"] = train_and_count(transformer, transformer_paths, device, options.flop_batches)
         report["transformer"]["tokens_per_s_over_default"] = round(
             report["transformer"]["tokens_per_s"] / report["default"]["tokens_per_s"], 2)
+        if recipe is not None:
+            with timed(seconds, "gpu_recipe"):
+                recipe_paths = replace(default_paths, out=Path(tmp) / "gpu_recipe", reports=Path(tmp) / "gpu_recipe")
+                report["gpu_recipe"] = train_and_count(recipe, recipe_paths, device, options.flop_batches)
         # The peak is taken again after training (a machine's speed drifts) and the higher counts.
         with timed(seconds, "peaks"):
             peaks = {name: max(peaks[name], matmul_peak(device, dtype)) for name, dtype in dtypes.items()}
         peak_dtype = "bfloat16" if device.type == "cuda" else "float32"
-        for run in (report["seed"], report["default"], report["transformer"]):
+        for run in (report[name] for name in ("seed", "default", "transformer", "gpu_recipe") if name in report):
             run["fraction_of_peak"] = significant(run["gflops"] / peaks[peak_dtype])
             # The roofline: the most this model's products allow, and how much of it training gets.
             run["ceiling_fraction_of_peak"] = significant(run["matmul_ceiling_gflops"] / peaks[peak_dtype])
@@ -228,5 +243,7 @@ def run_benchmark(options: BenchOptions) -> dict:
     report["config"] = {"seed": {"pairs": options.pairs, **to_dict(seed)},
                         "default": {"pairs": options.default_pairs, "from": sampled, **to_dict(default),
                                     "train_tokenizer": to_dict(vocab)},
-                        "transformer": {"pairs": options.default_pairs, "from": sampled, **to_dict(transformer)}}
+                        "transformer": {"pairs": options.default_pairs, "from": sampled, **to_dict(transformer)},
+                        **({"gpu_recipe": {"pairs": options.default_pairs, "from": sampled, **to_dict(recipe)}}
+                           if recipe is not None else {})}
     return report
