@@ -96,13 +96,13 @@ for phase in "$@"; do
       set_attention=()
       [ -n "$KERNELS" ] && set_attention+=(--set "trainer.attention_kernels=$KERNELS")
       [ -n "$PACKING" ] && set_attention+=(--set "trainer.attention_packing=$PACKING")
-      timeout 220 python3 -m attention_lab.cli bench --corpus data/fra-eng.zip "${set_attention[@]}" \
+      timeout 300 python3 -m attention_lab.cli bench --corpus data/fra-eng.zip "${set_attention[@]}" \
         > "$OUT/bench.json" 2> "$WORK/bench.err"
       echo "bench: exit $?"
       tail -n 5 "$WORK/bench.err"
       python3 -c "import json; r = json.load(open('$OUT/bench.json')); print({k: {m: r[k].get(m) for m in
         ('tokens_per_s', 'fraction_of_peak', 'ceiling_fraction_of_peak', 'updates')} for k in ('seed', 'default',
-        'transformer')}, r['matmul_peak_gflops'], r['seconds'])"
+        'transformer', 'gpu_recipe') if k in r}, r['matmul_peak_gflops'], r['seconds'])"
       ;;
     smoke) timeout 120 python3 docs/gpu_runs.py smoke "$WORK/smoke" 2>&1 | grep -v "^\s*$" | tail -n 12 ;;
     *) echo "unknown phase $phase: step, compile, recipe, evaluate, budget, bench or smoke" >&2; exit 2 ;;
