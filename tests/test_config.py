@@ -160,9 +160,12 @@ def test_sizes_that_would_mislead_or_exhaust_memory_are_refused_naming_the_key(s
     ("attention_kernels", "math", "attention_kernels: expected a list or null, got str 'math'"),
     ("attention_packing", 1, "attention_packing: must be >= 2"),
     ("attention_packing", 128.0, "attention_packing: expected int or null, got float 128.0"),
+    ({"attention_packing": 128, "attention_kernels": ["flash"]}, None,
+     "attention_packing: packed rows attend under a mask"),
 ])
 def test_attention_settings_that_cannot_mean_anything_are_refused_naming_the_key(key, value, message):
     from attention_lab.training.params import Seq2SeqParams
 
+    trainer = key if isinstance(key, dict) else {key: value}
     with pytest.raises(ConfigError, match=rf"^train_seq2seq\.trainer\.{message}"):
-        from_mapping(Seq2SeqParams, {"trainer": {key: value}}, "train_seq2seq")
+        from_mapping(Seq2SeqParams, {"trainer": trainer}, "train_seq2seq")

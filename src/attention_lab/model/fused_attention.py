@@ -5,8 +5,9 @@ Packing is for short sentences on a GPU: a fused kernel works on tiles of 64 or 
 (sentence, head) at a time, so a batch of 2,000 sentences of a dozen pieces runs 16,000 tiny
 tiles, most of each tile idle. Within `packed_rows(N)`, Y = N // max(Q, K) sentences share one row
 of Y·Q queries and Y·K keys, and a block-diagonal mask keeps each sentence to its own keys: the
-same contexts as one sentence a row, Y times fewer tiles for Y times the (masked) products. The
-heads are views of (B, Q, H) memory, so a row of Y sentences is a view too, never a copy.
+same contexts as one sentence a row, Y times fewer tiles for Y times the (masked) products. Heads
+as `MultiHeadAttention` makes them, views of (B, Q, H) memory, pack into rows that are views too.
+The mask is no flash kernel's: packed rows need the memory-efficient, cuDNN or math kernel.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ def fused_attention(queries: Tensor, keys: Tensor, values: Tensor, valid_lens: T
     the math path (the full (Q, K) score matrix)."""
     batch, steps, num_keys = queries.shape[0], queries.shape[-2], keys.shape[-2]
     group = min(batch, _row_tokens // max(steps, num_keys)) if _row_tokens else 1
-    if group > 1 and (valid_lens is None or valid_lens.dim() == 1):
+    if group > 1:
         return _packed(queries, keys, values, valid_lens, dropout, causal, group)
     if valid_lens is None:
         return F.scaled_dot_product_attention(queries, keys, values, dropout_p=dropout, is_causal=causal)
@@ -80,13 +81,19 @@ def fused_attention(queries: Tensor, keys: Tensor, values: Tensor, valid_lens: T
     return masked_attention(queries, keys, values, mask, dropout)
 
 
+def side_by_side(x: Tensor, group: int) -> Tensor:
+    """Sentences (B, ..., Q, D), B a multiple of Y = `group`, Y to a row -> (B/Y, ..., Y·Q, D); a view
+    where x's memory is (B, Q, ..., D), as heads split from (B, Q, H) are."""
+    return x.unflatten(0, (-1, group)).movedim(1, -3).flatten(-3, -2)  # (B/Y, ..., Y·Q, D)
+
+
 def _packed(queries: Tensor, keys: Tensor, values: Tensor, valid_lens: Tensor | None, dropout: float,
             causal: bool, group: int) -> Tensor:
-    """`fused_attention` with Y = `group` sentences a row; the last B mod Y one a row."""
+    """`fused_attention` with Y = `group` sentences a row; the last B mod Y in a row of their own."""
     batch, steps, num_keys = queries.shape[0], queries.shape[-2], keys.shape[-2]
     whole = batch - batch % group
     if valid_lens is not None:
-        allowed = key_mask(valid_lens[:whole], num_keys).expand(-1, steps, -1)  # (B - B mod Y, Q, K)
+        allowed = key_mask(valid_lens[:whole], num_keys).expand(-1, steps, -1)  # (B - B mod Y, Q, K): (B,) or (B, Q)
     elif causal:
         allowed = torch.ones(steps, num_keys, dtype=torch.bool, device=queries.device).tril().expand(whole, -1, -1)
     else:
@@ -95,14 +102,11 @@ def _packed(queries: Tensor, keys: Tensor, values: Tensor, valid_lens: Tensor | 
     allowed = allowed.unflatten(0, (-1, group))  # (B/Y, Y, Q, K)
     rows = same[None, :, None, :, None] & allowed[:, :, :, None, :]  # (B/Y, Y, Q, Y, K)
     rows = rows.reshape(-1, *(1,) * (queries.dim() - 3), group * steps, group * num_keys)  # (B/Y, ..., Y·Q, Y·K)
-
-    def pack(x: Tensor) -> Tensor:
-        return x[:whole].unflatten(0, (-1, group)).movedim(1, -3).flatten(-3, -2)  # (B/Y, ..., Y·Q|Y·K, D)
-
-    context = masked_attention(pack(queries), pack(keys), pack(values), rows, dropout)  # (B/Y, ..., Y·Q, D)
+    packed = (side_by_side(x[:whole], group) for x in (queries, keys, values))  # (B/Y, ..., Y·Q|Y·K, D)
+    context = masked_attention(*packed, rows, dropout)  # (B/Y, ..., Y·Q, D)
     context = context.unflatten(-2, (group, steps)).movedim(-3, 1).flatten(0, 1)  # (B - B mod Y, ..., Q, D)
     if whole == batch:
         return context
-    rest = valid_lens[whole:] if valid_lens is not None else None  # fewer than Y sentences: one a row
+    rest = valid_lens[whole:] if valid_lens is not None else None
     tail = fused_attention(queries[whole:], keys[whole:], values[whole:], rest, dropout, causal)  # (B mod Y, ..., Q, D)
     return torch.cat([context, tail])  # (B, ..., Q, D)

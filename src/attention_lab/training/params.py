@@ -45,14 +45,18 @@ class TrainerParams:
     # The kernels a Transformer's teacher-forced passes may attend with, in PyTorch's order of preference
     # (`torch.nn.attention.SDPBackend`: flash, efficient, cudnn, math); null: PyTorch's choice.
     attention_kernels: tuple[Literal["flash", "efficient", "cudnn", "math"], ...] | None = None
-    # A Transformer's sentences attend side by side in rows of at most this many tokens, each to its own
-    # keys (model/fused_attention.py): the same contexts in fewer, fuller kernel tiles; null: one a row.
+    # Scaled dot-product attention (a Transformer's; an RNN's `scaled_dot` scorer's too) in training runs on
+    # sentences side by side, rows of at most this many tokens, each sentence reading its own keys under a
+    # mask (model/fused_attention.py): the same contexts in fewer, fuller kernel tiles; null: one a row.
     attention_packing: int | None = param(None, ge=2)
     progress_bar: bool = True
 
     def validate(self) -> None:
         if self.attention_kernels == ():
             raise ValueError("attention_kernels: name at least one kernel, or null for PyTorch's choice")
+        if self.attention_packing is not None and self.attention_kernels == ("flash",):
+            raise ValueError("attention_packing: packed rows attend under a mask, which the flash kernel does not "
+                             "take; allow efficient, cudnn or math too, or set attention_packing: null")
         if self.budget_minutes is not None and self.budget_updates is not None:
             raise ValueError(f"budget_updates: set one of trainer.budget_minutes ({self.budget_minutes}) and "
                              f"trainer.budget_updates ({self.budget_updates}), not both")
