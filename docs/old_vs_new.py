@@ -33,7 +33,8 @@ ARCH = os.environ.get("ARCH", "model")  # "rnn": params.yaml's default Bahdanau 
 def prepare(folder: Path, corpus: str) -> None:
     import torch
 
-    from attention_lab.bench.report import epoch_batches, with_overrides
+    from attention_lab.bench.pairs import epoch_batches
+    from attention_lab.bench.report import with_overrides
     from attention_lab.config import from_mapping, read_params
     from attention_lab.data.splits import SplitParams
     from attention_lab.data.tokenizer import TokenizerParams

@@ -296,7 +296,8 @@ def test_bench_reports_same_run_ratios_as_json(corpus_zip, tmp_path, capsys, mon
                            "decoding", "startup", "seconds", "config"}
     parts = {k: v for k, v in report["seconds"].items() if k != "total"}  # where the run's time went
     assert set(parts) == {"peaks", "seed", "reference", "default", "transformer", "gpu_recipe", "decoding", "startup"}
-    assert sum(parts.values()) <= report["seconds"]["total"] + 0.5 and min(parts.values()) > 0
+    assert 0.8 * report["seconds"]["total"] <= sum(parts.values()) <= report["seconds"]["total"] + 0.5
+    assert min(parts.values()) > 0
     figures = list(numbers({k: v for k, v in report.items() if k != "config"}))
     assert len(figures) > 30 and all(value > 0 for _, value in figures), [f for f in figures if f[1] <= 0]
     assert report["machine"]["cpu"] and report["machine"]["torch"] == torch.__version__

@@ -55,7 +55,8 @@ def run(args: argparse.Namespace) -> None:
     report = run_benchmark(BenchOptions(
         corpus=args.corpus, pairs=args.pairs, epochs=args.epochs, params=args.params, overrides=tuple(args.set),
         transformer_overrides=tuple(args.set_transformer), gpu_recipe=args.gpu_recipe,
-        recipe_overrides=tuple(args.set_gpu_recipe), default_pairs=args.default_pairs, default_epochs=args.default_epochs, reference=args.reference,
+        recipe_overrides=tuple(args.set_gpu_recipe), default_pairs=args.default_pairs,
+        default_epochs=args.default_epochs, reference=args.reference,
         splits=args.splits if pipeline else None, tokenizer=args.tokenizer if pipeline else None, model=args.model,
         data=args.data, beam_size=args.beam, decode_sentences=args.decode_sentences, one_by_one=args.one_by_one))
     print(json.dumps(report, indent=2))

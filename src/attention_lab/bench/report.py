@@ -37,20 +37,20 @@ import yaml
 from attention_lab.bench.flops import matmul_ceiling, matmul_peak, training_flops_per_token
 from attention_lab.bench.inference_speed import decoding_speed, startup
 from attention_lab.bench.machine import machine
+from attention_lab.bench.pairs import epoch_batches, sample_splits
 from attention_lab.bench.textbook import TextbookSeq2Seq, train_reference
 from attention_lab.config import ConfigError, from_mapping, read_params, to_dict
 from attention_lab.data.splits import (
     SplitParams,
     load_split,
     references,
-    save_splits,
 )
 from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer, TokenizerParams
 from attention_lab.inference.translator import Translator
 from attention_lab.model.seq2seq import build_model
 from attention_lab.tracking.store import MlflowParams
 from attention_lab.training import gpu_recipe
-from attention_lab.training.datamodule import TranslationDataModule, pair_lengths
+from attention_lab.training.datamodule import pair_lengths
 from attention_lab.training.paths import TrainPaths, prepare_data
 from attention_lab.training.run import Seq2SeqParams, resolve_precision, train_seq2seq
 
@@ -114,30 +114,6 @@ def significant(value: float, digits: int = 4) -> float:
     return float(f"{value:.{digits}g}")
 
 
-def sample_splits(splits: Path, vocab: Path, root: Path, pairs: int, seed: int = 0) -> TrainPaths:
-    """A seeded random sample of the pipeline's splits (`pairs` training pairs, a tenth as many
-    valid and test pairs) with its tokenizer: the sentence lengths the default model trains on,
-    where the corpus's first lines are its shortest sentences."""
-    frames = {}
-    for name, count in (("train", pairs), ("valid", max(1, pairs // 10)), ("test", max(1, pairs // 10))):
-        frame = load_split(splits, name)
-        frames[name] = frame.sample(n=min(count, len(frame)), random_state=seed)
-    save_splits(root / "data", frames, SplitParams())
-    return TrainPaths(root / "data", vocab, root / "model", root / "reports")
-
-
-def epoch_batches(paths: TrainPaths, params: Seq2SeqParams, epochs: int) -> tuple[TranslationDataModule, list[list[dict]]]:
-    """The stage's DataModule and the collated training batches it deals in each epoch."""
-    data = TranslationDataModule(paths.data, Tokenizer.load(paths.tokenizer / TOKENIZER_FILE), params.data, params.seed)
-    data.setup()
-    loader = data.train_dataloader()
-    batches = []
-    for epoch in range(epochs):
-        loader.batch_sampler.set_epoch(epoch)
-        batches.append(list(loader))
-    return data, batches
-
-
 def train_and_count(params: Seq2SeqParams, paths: TrainPaths, device: torch.device, flop_batches: int) -> dict:
     """Train through the stage function; count the FLOPs per target token of its model on the
     first training batches."""
@@ -198,24 +174,28 @@ def run_benchmark(options: BenchOptions) -> dict:
         if options.reference:
             with timed(seconds, "reference"):
                 report["reference"] = reference_run(seed, seed_paths, device, report["seed"]["tokens_per_s"])
-        if options.splits and options.tokenizer:
-            default_paths = sample_splits(Path(options.splits), Path(options.tokenizer), Path(tmp) / "default",
-                                          options.default_pairs)
-            vocab = Tokenizer.load(Path(options.tokenizer) / TOKENIZER_FILE).params
-        else:
-            default_paths = prepare_data(options.corpus, SplitParams(max_pairs=options.default_pairs),
-                                         Path(tmp) / "default", vocab)
         with timed(seconds, "default"):
+            if options.splits and options.tokenizer:
+                default_paths = sample_splits(Path(options.splits), Path(options.tokenizer), Path(tmp) / "default",
+                                              options.default_pairs)
+                vocab = Tokenizer.load(Path(options.tokenizer) / TOKENIZER_FILE).params
+            else:
+                default_paths = prepare_data(options.corpus, SplitParams(max_pairs=options.default_pairs),
+                                             Path(tmp) / "default", vocab)
             report["default"] = train_and_count(default, default_paths, device, options.flop_batches)
-        transformer_paths = replace(default_paths, out=Path(tmp) / "transformer", reports=Path(tmp) / "transformer")
-        with timed(seconds, "transformer"):
-            report["transformer"] = train_and_count(transformer, transformer_paths, device, options.flop_batches)
+
+        def beside(name: str, params: Seq2SeqParams) -> Path:
+            """Train `params` on the default's pairs into its own folders; the model's folder."""
+            paths = replace(default_paths, out=Path(tmp) / name / "model", reports=Path(tmp) / name / "reports")
+            with timed(seconds, name):
+                report[name] = train_and_count(params, paths, device, options.flop_batches)
+            return paths.out
+
+        transformer_model = beside("transformer", transformer)
         report["transformer"]["tokens_per_s_over_default"] = round(
             report["transformer"]["tokens_per_s"] / report["default"]["tokens_per_s"], 2)
         if recipe is not None:
-            with timed(seconds, "gpu_recipe"):
-                recipe_paths = replace(default_paths, out=Path(tmp) / "gpu_recipe", reports=Path(tmp) / "gpu_recipe")
-                report["gpu_recipe"] = train_and_count(recipe, recipe_paths, device, options.flop_batches)
+            beside("gpu_recipe", recipe)
         # The peak is taken again after training (a machine's speed drifts) and the higher counts.
         with timed(seconds, "peaks"):
             peaks = {name: max(peaks[name], matmul_peak(device, dtype)) for name, dtype in dtypes.items()}
@@ -233,7 +213,7 @@ def run_benchmark(options: BenchOptions) -> dict:
             report["decoding"] = {"model": str(model_dir) if options.model else "the default model trained here",
                                   **decoding_speed(translator, sources, options.beam_size, options.one_by_one)}
             if not options.model:
-                report["transformer"]["decoding"] = decoding_speed(Translator.load(transformer_paths.out), sources,
+                report["transformer"]["decoding"] = decoding_speed(Translator.load(transformer_model), sources,
                                                                    options.beam_size, options.one_by_one)
         with timed(seconds, "startup"):
             report["startup"] = startup(model_dir)
