@@ -60,18 +60,20 @@ for phase in "$@"; do
     step)
       # shellcheck disable=SC2086  # SETTINGS is a list of words
       python3 docs/gpu_runs.py params "$WORK/step.yaml" "${GPU_RECIPE[@]}" ${SETTINGS:-} || exit 1
-      timeout 240 python3 docs/gpu_runs.py step "$WORK/step.yaml" artifacts/splits artifacts/tokenizer 24 2>&1 |
+      timeout 360 python3 docs/gpu_runs.py step "$WORK/step.yaml" artifacts/splits artifacts/tokenizer 24 2>&1 |
         grep -v "^\s*$\|USDT" | tee "$OUT/step.log" | grep -v "^ \|^--"
       fastest=$(sed -n 's/^fastest kernels: //p' "$OUT/step.log")
       [ -z "$KERNELS" ] && [ -n "$fastest" ] && KERNELS="[$fastest]"
       [ -z "$PACKING" ] && PACKING=$(sed -n 's/^fastest packing: //p' "$OUT/step.log")
+      grep -q "^fastest packing:" "$OUT/step.log" || echo "step: no fastest setting (cut short?): PyTorch's choice" >&2
       echo "KERNELS=${KERNELS:-null} PACKING=${PACKING:-null}"
       ;;
     compile)
       # shellcheck disable=SC2086  # SETTINGS is a list of words
       python3 docs/gpu_runs.py params "$WORK/step.yaml" "${GPU_RECIPE[@]}" ${SETTINGS:-} || exit 1
+      packed=$PACKING; [ -z "$packed" ] || [ "$packed" = null ] && packed=128
       timeout 420 python3 docs/gpu_runs.py step "$WORK/step.yaml" artifacts/splits artifacts/tokenizer 24 compile \
-        "${PACKING:-128}" 2>&1 |
+        "$packed" 2>&1 |
         grep -v "^\s*$" | tee "$OUT/compile.log" | grep "^{"
       ;;
     recipe)
@@ -96,8 +98,8 @@ for phase in "$@"; do
       set_attention=()
       [ -n "$KERNELS" ] && set_attention+=(--set "trainer.attention_kernels=$KERNELS")
       [ -n "$PACKING" ] && set_attention+=(--set "trainer.attention_packing=$PACKING")
-      timeout 300 python3 -m attention_lab.cli bench --corpus data/fra-eng.zip "${set_attention[@]}" \
-        > "$OUT/bench.json" 2> "$WORK/bench.err"
+      timeout 300 python3 -m attention_lab.cli bench --corpus data/fra-eng.zip \
+        ${set_attention[@]+"${set_attention[@]}"} > "$OUT/bench.json" 2> "$WORK/bench.err"
       echo "bench: exit $?"
       tail -n 5 "$WORK/bench.err"
       python3 -c "import json; r = json.load(open('$OUT/bench.json')); print({k: {m: r[k].get(m) for m in
