@@ -134,18 +134,22 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
         torch._dynamo.reset()  # each compiled run pays its own compiling, not the cache of the one before
         forward = torch.compile(model) if compiled else graphed or model
         graphs_before = counters["stats"]["unique_graphs"]
-        # Packed rows must give one-a-row's logits in the card's kernels and dtypes too: their largest
-        # difference on the first batch, against the largest logit.
-        difference = 0.0
+        # Packed rows must be as accurate as one sentence a row in the card's kernels and dtypes: each
+        # one's largest error on the first batch against float32 one-a-row logits, over the largest logit.
+        errors = {}
         if packing:
             batch = batches[0]
-            with torch.no_grad(), torch.autocast(device.type, dtype, enabled=on_cuda), allowed_kernels(kernels):
-                model.eval()
-                alone = model(batch["src"], batch["src_len"], batch["tgt_in"]).float()
-                with packed_rows(packing):
-                    packed = model(batch["src"], batch["src_len"], batch["tgt_in"]).float()
-                model.train()
-            difference = ((packed - alone).abs().max() / alone.abs().max()).item()
+            inputs = (batch["src"], batch["src_len"], batch["tgt_in"])
+            model.eval()
+            with torch.no_grad(), allowed_kernels(kernels):
+                exact = model(*inputs)
+                with torch.autocast(device.type, dtype, enabled=on_cuda):
+                    alone = model(*inputs).float()
+                    with packed_rows(packing):
+                        packed = model(*inputs).float()
+            model.train()
+            errors = {name: float(f"{((x - exact).abs().max() / exact.abs().max()).item():.3g}")
+                      for name, x in (("alone_error", alone), ("packed_error", packed))}
 
         def one(batch: dict) -> None:
             with torch.autocast(device.type, dtype, enabled=on_cuda):
@@ -185,7 +189,7 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
         graphs_compiled = counters["stats"]["unique_graphs"] - graphs_before
         result = {"kernels": kernels, "packing": packing, "graphs": graphed is not None and not graphed.failed,
                   "compiled_graphs": graphs_compiled, "warm_s": round(warm, 1),
-                  "packed_vs_alone": float(f"{difference:.3g}"),
+                  **errors,
                   "tokens_per_s": round(rate), "fraction_of_peak": round(rate * flops / (peak * 1e9), 4)}
         print(json.dumps(result), flush=True)
         return result
@@ -208,7 +212,8 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
                   flush=True)
         if on_cuda:
             torch.cuda.empty_cache()
-    best = max((r for r in results if r["packed_vs_alone"] < 0.02), key=lambda r: r["tokens_per_s"])
+    accurate = [r for r in results if r.get("packed_error", 0) <= 2 * r.get("alone_error", 0) + 1e-3]
+    best = max(accurate, key=lambda r: r["tokens_per_s"])
     for kernels, packing in dict.fromkeys([(None, None), (best["kernels"], best["packing"])]):
         try:
             run(kernels, graphs=False, passes=1, profile=True, packing=packing)
