@@ -7,6 +7,9 @@
 #             tokens a row (its compiling timed apart, the graphs counted)
 #   recipe    the GPU recipe's stage for RECIPE_MINUTES (default 8), and its rate against the bf16 peak
 #   evaluate  the evaluate stage on the recipe's model (from this call or an earlier one on the same machine)
+#   variants  the recipe's stage for RECIPE_MINUTES with each of VARIANTS (settings; a ';' between
+#             variants), e.g. "train_seq2seq.model.transformer.model_size=768 train_seq2seq.model.transformer.heads=12;
+#             train_seq2seq.optim.lr=0.001": their val BLEU, to choose on the valid split, and rates
 #   budget    the README's Transformer's stage with a 2-minute budget
 #   bench     `attention-lab bench`
 #   smoke     both architectures on the tiny corpus
@@ -83,6 +86,19 @@ for phase in "$@"; do
         "train_seq2seq.trainer.attention_packing=${PACKING:-null}"
       python3 docs/gpu_runs.py roofline "$WORK/recipe.yaml" artifacts/splits artifacts/tokenizer "$WORK/recipe/reports"
       ;;
+    variants)
+      IFS=';' read -ra variants <<< "${VARIANTS:?VARIANTS: settings of each variant, a ';' between}"
+      for i in "${!variants[@]}"; do
+        echo "variant $i: ${variants[i]}"
+        # shellcheck disable=SC2086  # a variant is a list of words
+        stage $(( ${RECIPE_MINUTES:-8} * 60 + 120 )) "variant$i" "${GPU_RECIPE[@]}" ${variants[i]} \
+          "train_seq2seq.trainer.budget_minutes=${RECIPE_MINUTES:-8}" \
+          "train_seq2seq.trainer.attention_kernels=${KERNELS:-null}" \
+          "train_seq2seq.trainer.attention_packing=${PACKING:-null}"
+        python3 docs/gpu_runs.py roofline "$WORK/variant$i.yaml" artifacts/splits artifacts/tokenizer \
+          "$WORK/variant$i/reports"
+      done
+      ;;
     evaluate)
       rm -rf "$WORK/recipe/eval"
       python3 -m pipeline.evaluate --params "$WORK/recipe.yaml" --model "$WORK/recipe/model" --data artifacts/splits \
@@ -107,7 +123,7 @@ for phase in "$@"; do
         'transformer', 'gpu_recipe') if k in r}, r['matmul_peak_gflops'], r['seconds'])"
       ;;
     smoke) timeout 120 python3 docs/gpu_runs.py smoke "$WORK/smoke" 2>&1 | grep -v "^\s*$" | tail -n 12 ;;
-    *) echo "unknown phase $phase: step, compile, recipe, evaluate, budget, bench or smoke" >&2; exit 2 ;;
+    *) echo "unknown phase $phase: step, compile, recipe, variants, evaluate, budget, bench or smoke" >&2; exit 2 ;;
   esac
   echo "== $phase: $(( $(date +%s) - start )) s"
 done
