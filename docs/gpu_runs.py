@@ -79,7 +79,7 @@ def smoke(folder: str) -> None:
 def roofline(params_file: str, splits: str, tokenizer: str, reports: str) -> None:
     """The stage's training rate (its metrics.json) in FLOP/s, against the card's bf16 peak: FLOPs
     per target token counted by PyTorch on the stage's own first batches, under bf16 autocast. The
-    peak is timed on 2048² products (the bench's, and the issue's 654 TFLOP/s) and on 8192² ones."""
+    peak is timed on 2048² products (the bench's, behind the 654 TFLOP/s of 669813d) and on 8192² ones."""
     config = load_section(params_file, "train_seq2seq", Seq2SeqParams)
     metrics = json.loads((Path(reports) / "metrics.json").read_text())
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # the CPU: to try it out
