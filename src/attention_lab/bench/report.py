@@ -220,10 +220,9 @@ def run_benchmark(options: BenchOptions) -> dict:
     report["seconds"] = {**seconds, "total": round(time.perf_counter() - start, 1)}
     pipeline = options.splits and options.tokenizer
     sampled = f"a random sample of {options.splits}" if pipeline else "the corpus's first lines"
+    on_default_pairs = {"default": default, "transformer": transformer, "gpu_recipe": recipe}
     report["config"] = {"seed": {"pairs": options.pairs, **to_dict(seed)},
-                        "default": {"pairs": options.default_pairs, "from": sampled, **to_dict(default),
-                                    "train_tokenizer": to_dict(vocab)},
-                        "transformer": {"pairs": options.default_pairs, "from": sampled, **to_dict(transformer)},
-                        **({"gpu_recipe": {"pairs": options.default_pairs, "from": sampled, **to_dict(recipe)}}
-                           if recipe is not None else {})}
+                        **{name: {"pairs": options.default_pairs, "from": sampled, **to_dict(params)}
+                           for name, params in on_default_pairs.items() if params is not None}}
+    report["config"]["default"]["train_tokenizer"] = to_dict(vocab)
     return report

@@ -42,7 +42,7 @@ class TrainerParams:
     # batch shapes (training/cuda_graphs.py): a small model's step is launch-bound there. A GPU-sized
     # one is not, and the buckets' padding then costs more than the launches saved (docs/speed.md).
     cuda_graphs: bool = True
-    # The kernels a Transformer's teacher-forced passes may attend with, in PyTorch's order of preference
+    # The kernels scaled dot-product attention may train with, in PyTorch's order of preference
     # (`torch.nn.attention.SDPBackend`: flash, efficient, cudnn, math); null: PyTorch's choice.
     attention_kernels: tuple[Literal["flash", "efficient", "cudnn", "math"], ...] | None = None
     # Scaled dot-product attention (a Transformer's; an RNN's `scaled_dot` scorer's too) in training runs on
