@@ -264,6 +264,12 @@ def test_bad_option_values_are_one_line_errors_naming_the_value(trained_model, c
     assert not out.exists()
 
 
+@pytest.mark.parametrize("option, value", [("--set", "model.hidden_size"), ("--set-transformer", "=2"),
+                                           ("--set-gpu-recipe", "layers")])
+def test_bench_settings_without_key_and_value_are_one_line_errors_naming_the_option(capsys, option, value):
+    one_line_error(cli(capsys, "bench", option, value), f"argument {option}: expected KEY=VALUE, got {value!r}")
+
+
 def numbers(node, path=""):
     """(path, value) of every number in a JSON document."""
     if isinstance(node, dict):

@@ -10,3 +10,11 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text}")
     return value
+
+
+def key_value(text: str) -> str:
+    """A `KEY=VALUE` setting, as `dvc exp run -S` takes it."""
+    key, sep, _ = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return text

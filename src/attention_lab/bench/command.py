@@ -7,7 +7,7 @@ import argparse
 import json
 from pathlib import Path
 
-from attention_lab.arguments import positive_int
+from attention_lab.arguments import key_value, positive_int
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -21,15 +21,15 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                    help="also train the seed model the textbook's way on the same batches, and report the ratio")
     b.add_argument("--params", default="params.yaml",
                    help="the default model's train_seq2seq and train_tokenizer sections (default: %(default)s)")
-    b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+    b.add_argument("--set", action="append", default=[], type=key_value, metavar="KEY=VALUE",
                    help="override a default-model train_seq2seq param, e.g. --set model.hidden_size=512")
-    b.add_argument("--set-transformer", action="append", default=[], metavar="KEY=VALUE",
+    b.add_argument("--set-transformer", action="append", default=[], type=key_value, metavar="KEY=VALUE",
                    help="override a train_seq2seq param of the Transformer run (the default model with "
                         "model.arch=transformer, on the same batches), "
                         "e.g. --set-transformer model.transformer.layers=2")
     b.add_argument("--gpu-recipe", action=argparse.BooleanOptionalAction, default=None,
                    help="also train the GPU recipe (README: Scaling out) on the same pairs (default: on CUDA only)")
-    b.add_argument("--set-gpu-recipe", action="append", default=[], metavar="KEY=VALUE",
+    b.add_argument("--set-gpu-recipe", action="append", default=[], type=key_value, metavar="KEY=VALUE",
                    help="override a train_seq2seq param of the GPU recipe's run, after the recipe's own")
     b.add_argument("--splits", default="artifacts/splits",
                    help="the pipeline's splits to sample the default model's pairs from, with --tokenizer; "
