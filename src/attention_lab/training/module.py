@@ -21,18 +21,18 @@ import pytorch_lightning as pl
 import torch
 from torch import Tensor
 from pytorch_lightning.utilities import rank_zero_info
-from torchmetrics import MeanMetric, Metric
+from torchmetrics import MeanMetric
 
 from attention_lab.config import param
 from attention_lab.data.tokenizer import Tokenizer
 from attention_lab.errors import UserError
-from attention_lab.evaluation.bleu import bleu_from_statistics, bleu_statistics
 from attention_lab.inference.model_file import LoadedModel
 from attention_lab.inference.translator import SearchParams, Translator
 from attention_lab.model.fused_attention import allowed_kernels, packed_rows
 from attention_lab.model.encoder_decoder import EncoderDecoder
 from attention_lab.model.loss import token_loss, token_losses
 from attention_lab.model.transformer import TransformerSeq2Seq
+from attention_lab.training.corpus_bleu import CorpusBLEU
 from attention_lab.training.cuda_graphs import GraphedTraining
 
 
@@ -53,23 +53,6 @@ class OptimParams:
 
 # The project's own valid split: every source is decoded greedily, however long (outputs stay capped).
 VALIDATION_SEARCH = SearchParams(beam_size=1, max_source_pieces=sys.maxsize)
-
-
-class CorpusBLEU(Metric):
-    """sacrebleu's corpus BLEU accumulated over batches (and DDP processes) through its sufficient
-    statistics, so validation BLEU equals `corpus_scores` on the same sentences."""
-
-    full_state_update = False
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.add_state("stats", torch.zeros(10, dtype=torch.float64), dist_reduce_fx="sum")
-
-    def update(self, hyps: list[str], refs: list[list[str]]) -> None:
-        self.stats += torch.tensor(bleu_statistics(hyps, refs), dtype=torch.float64, device=self.stats.device)
-
-    def compute(self) -> Tensor:
-        return torch.tensor(bleu_from_statistics(self.stats.tolist()))
 
 
 class DivergedError(UserError):
