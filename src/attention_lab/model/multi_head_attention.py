@@ -25,6 +25,18 @@ def check_heads(size: int, heads: int) -> None:
         raise ValueError(f"{heads} heads do not divide model_size {size}")
 
 
+# Kept out of compiled graphs (training/compiled.py): the kernel is fused already, a packed row's
+# sentences, a number from each batch's shape, would recompile the graph around it, and so would
+# the context's strides, which differ by kernel and packing: the graph after it gets (B, Q, H)
+# contiguous, whichever they were.
+@torch.compiler.disable
+def fused_heads(q: Tensor, keys: Tensor, values: Tensor, valid_lens: Tensor | None, dropout: float,
+                causal: bool) -> Tensor:
+    """`fused_attention` of per-head queries (B, M, Q, Z) -> the heads' contexts side by side (B, Q, H)."""
+    context = fused_attention(q, keys, values, valid_lens, dropout, causal)  # (B, M, Q, Z)
+    return context.transpose(1, 2).flatten(2).contiguous()  # (B, Q, H); a view where the memory is (B, Q, M, Z)
+
+
 class MultiHeadAttention(nn.Module):
     """forward(queries (B, Q, H), keys (B, K, H), values (B, K, H), valid_lens) -> (B, Q, H) and
     the weights of every head (B, M, Q, K), or None when `need_weights` is False.
@@ -67,8 +79,7 @@ class MultiHeadAttention(nn.Module):
         q = self.split(self.W_q(queries))  # (B, M, Q, Z)
         if self.fused and not need_weights:
             dropout = self.scorer.dropout.p if self.training else 0.0
-            context = fused_attention(q, keys, values, valid_lens, dropout, causal)  # (B, M, Q, Z)
-            return self.W_o(context.transpose(1, 2).flatten(2)), None  # (B, Q, H)
+            return self.W_o(fused_heads(q, keys, values, valid_lens, dropout, causal)), None  # (B, Q, H)
         if causal:
             valid_lens = torch.arange(1, steps + 1, device=queries.device).expand(batch, -1)  # (B, Q)
         if valid_lens is not None:

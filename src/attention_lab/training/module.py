@@ -12,8 +12,10 @@ the same `Translator` as `evaluate`; sacrebleu's corpus BLEU, 0-100). `loss` is 
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -32,6 +34,7 @@ from attention_lab.model.fused_attention import allowed_kernels, packed_rows
 from attention_lab.model.encoder_decoder import EncoderDecoder
 from attention_lab.model.loss import token_loss, token_losses
 from attention_lab.model.transformer import TransformerSeq2Seq
+from attention_lab.training.compiled import compiled_losses
 from attention_lab.training.corpus_bleu import CorpusBLEU
 from attention_lab.training.cuda_graphs import GraphedTraining
 
@@ -64,16 +67,19 @@ class Seq2SeqModule(pl.LightningModule):
 
     def __init__(self, model: EncoderDecoder, optim: OptimParams, tokenizer: Tokenizer,
                  graph_batches: tuple[int, int | None] | None = None,
-                 attention_kernels: tuple[str, ...] | None = None, attention_packing: int | None = None) -> None:
+                 attention_kernels: tuple[str, ...] | None = None, attention_packing: int | None = None,
+                 compile_training: bool = False) -> None:
         """`graph_batches`: (batch_size, batch_tokens) of the training batches, to replay a
         Transformer's training passes on CUDA as graphs of padded batches (`cuda_graphs.py`); None: off.
         `attention_kernels`: the kernels its teacher-forced passes may attend with (`allowed_kernels`);
-        `attention_packing`: the tokens of a row of sentences attending side by side (`packed_rows`)."""
+        `attention_packing`: the tokens of a row of sentences attending side by side (`packed_rows`);
+        `compile_training`: the training passes' logits and loss compiled (`compiled.py`)."""
         super().__init__()
         self.model, self.optim, self.tokenizer = model, optim, tokenizer
         self.graph_batches, self.attention_kernels = graph_batches, attention_kernels
-        self.attention_packing = attention_packing
+        self.attention_packing, self.compile_training = attention_packing, compile_training
         self._graphed: GraphedTraining | None = None
+        self._compiled: Callable[..., tuple[Tensor, Tensor]] | None = None
         self.val_loss = MeanMetric()
         self.val_bleu = CorpusBLEU()
         self._pending: list[tuple[int, int, Tensor]] = []  # (epoch, step, loss is finite) not yet read back
@@ -84,11 +90,16 @@ class Seq2SeqModule(pl.LightningModule):
         self._train_seconds = 0.0
 
     def forward(self, src: Tensor, src_len: Tensor, tgt_in: Tensor) -> Tensor:
-        # Set per pass, not per process: every DDP process (spawned ones too) and every graph capture sees it.
-        with allowed_kernels(self.attention_kernels), packed_rows(self.attention_packing):
+        with self._attention_settings():
             if self.training and self._graphed is not None:
                 return self._graphed(src, src_len, tgt_in)
             return self.model(src, src_len, tgt_in)
+
+    @contextlib.contextmanager
+    def _attention_settings(self) -> Iterator[None]:
+        # Set per pass, not per process: every DDP process (spawned ones too) and every graph capture sees it.
+        with allowed_kernels(self.attention_kernels), packed_rows(self.attention_packing):
+            yield
 
     # -- training ---------------------------------------------------------------------------------
 
@@ -97,6 +108,8 @@ class Seq2SeqModule(pl.LightningModule):
         if self.graph_batches and self.device.type == "cuda" and isinstance(self.model, TransformerSeq2Seq):
             dtype = {"bf16-mixed": torch.bfloat16, "16-mixed": torch.float16}.get(self.trainer.precision)
             self._graphed = GraphedTraining(self.model, *self.graph_batches, dtype)
+        if self.compile_training:
+            self._compiled = compiled_losses(self.model, self.optim.label_smoothing)
         self._new_stretch()
 
     def _new_stretch(self) -> None:
@@ -112,8 +125,7 @@ class Seq2SeqModule(pl.LightningModule):
             self._stretch_start = time.perf_counter()
 
     def training_step(self, batch: dict, batch_idx: int) -> dict:
-        logits = self(batch["src"], batch["src_len"], batch["tgt_in"])  # (B, T, V)
-        loss, nll = token_losses(logits, batch["tgt_out"], self.optim.label_smoothing)
+        loss, nll = self._losses(batch)
         nll = nll.detach()
         self._stretch_loss += torch.stack([loss.detach(), nll]) * batch["n_tokens"]
         self._stretch_tokens += batch["n_tokens"]
@@ -125,6 +137,14 @@ class Seq2SeqModule(pl.LightningModule):
             self.log("train/nll", nll, batch_size=batch["n_tokens"])
             self._log_step(self.global_step + 1)  # the update this loss makes
         return {"loss": loss, "nll": nll}
+
+    def _losses(self, batch: dict) -> tuple[Tensor, Tensor]:
+        """(the loss trained on, the NLL) of the batch's teacher-forced logits (`token_losses`)."""
+        if self._compiled is None:
+            logits = self(batch["src"], batch["src_len"], batch["tgt_in"])  # (B, T, V)
+            return token_losses(logits, batch["tgt_out"], self.optim.label_smoothing)
+        with self._attention_settings():
+            return self._compiled(batch["src"], batch["src_len"], batch["tgt_in"], batch["tgt_out"])
 
     def _watch(self, loss: Tensor) -> None:
         # Checking finiteness needs the value on the host; on CUDA that waits for the device, so

@@ -49,6 +49,10 @@ class TrainerParams:
     # sentences side by side, rows of at most this many tokens, each sentence reading its own keys under a
     # mask (model/fused_attention.py): the same contexts in fewer, fuller kernel tiles; null: one a row.
     attention_packing: int | None = param(None, ge=2)
+    # A Transformer's teacher-forced logits and loss compiled by `torch.compile` (training/compiled.py):
+    # the layer norms, residual sums, casts and the softmax over the vocabulary fused; the compiling
+    # takes the first steps' time. Not with cuda_graphs, which would replay the compiled passes.
+    compile: bool = False
     progress_bar: bool = True
 
     def validate(self) -> None:
@@ -57,6 +61,9 @@ class TrainerParams:
         if self.attention_packing is not None and self.attention_kernels == ("flash",):
             raise ValueError("attention_packing: packed rows attend under a mask, which the flash kernel does not "
                              "take; allow efficient, cudnn or math too, or set attention_packing: null")
+        if self.compile and self.cuda_graphs:
+            raise ValueError("compile: compiled passes are not recorded as CUDA graphs; set trainer.cuda_graphs: "
+                             "false with trainer.compile: true")
         if self.budget_minutes is not None and self.budget_updates is not None:
             raise ValueError(f"budget_updates: set one of trainer.budget_minutes ({self.budget_minutes}) and "
                              f"trainer.budget_updates ({self.budget_updates}), not both")
@@ -74,6 +81,9 @@ class Seq2SeqParams:
     trainer: TrainerParams = field(default_factory=TrainerParams)
 
     def validate(self) -> None:
+        if self.trainer.compile and self.model.arch != "transformer":
+            raise ValueError(f"trainer.compile: compiles a Transformer's training passes, and model.arch is "
+                             f"{self.model.arch!r}")
         for key in ("budget_minutes", "budget_updates"):
             if getattr(self.trainer, key) is not None and self.optim.schedule != "linear":
                 raise ValueError(f"optim.schedule: trainer.{key} needs the linear schedule, got "

@@ -142,7 +142,7 @@ def prepare(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: TrainPa
     state = ResumeState(paths.checkpoints, writer=rank_zero_only.rank == 0)
     graph_batches = (params.data.batch_size, params.data.batch_tokens) if params.trainer.cuda_graphs else None
     module = Seq2SeqModule(model, params.optim, tokenizer, graph_batches, params.trainer.attention_kernels,
-                           params.trainer.attention_packing)
+                           params.trainer.attention_packing, params.trainer.compile)
     return Job(params, mlflow, client, paths, tokenizer, datamodule, module,
                trainer, history, state, run_fingerprint, state.prepare(run_fingerprint))
 
