@@ -5,7 +5,7 @@ DVC or MLflow (`PYTHONPATH=src`), driven by docs/gpu_runs.sh.
     python docs/gpu_runs.py recipe                              # the GPU recipe's settings, a line each, no budget
     python docs/gpu_runs.py smoke FOLDER                        # both architectures on the tiny corpus, CUDA
     python docs/gpu_runs.py roofline PARAMS SPLITS TOKENIZER REPORTS   # the stage's run against the peak (bf16 on CUDA)
-    python docs/gpu_runs.py step PARAMS SPLITS TOKENIZER BATCHES [compile PACKING]  # the training step alone
+    python docs/gpu_runs.py step PARAMS SPLITS TOKENIZER BATCHES [compile PACKING MINUTES]  # the step alone
 """
 
 from __future__ import annotations
@@ -25,14 +25,14 @@ from attention_lab.bench.pairs import epoch_batches
 from attention_lab.config import from_mapping, load_section
 from attention_lab.data.splits import SplitParams
 from attention_lab.data.tokenizer import TokenizerParams
-from attention_lab.model import multi_head_attention
-from attention_lab.model.fused_attention import allowed_kernels, fused_attention, packed_rows
+from attention_lab.model.fused_attention import allowed_kernels, packed_rows
 from attention_lab.model.loss import token_losses
 from attention_lab.model.seq2seq import build_model
 from attention_lab.tracking.store import MlflowParams
 from attention_lab.training import gpu_recipe
 from attention_lab.training.params import Seq2SeqParams
 from attention_lab.training.paths import TrainPaths, prepare_data
+from attention_lab.training.compiled import compiled_losses
 from attention_lab.training.cuda_graphs import GraphedTraining
 from attention_lab.training.run import train_seq2seq
 
@@ -58,7 +58,7 @@ def recipe() -> None:
 
 def smoke(folder: str) -> None:
     """A few updates of each architecture on the tests' tiny corpus, on the card: the step's paths
-    (graphs, fused Adam under bf16, loader workers) run before minutes are spent on the real one."""
+    (graphs, compiling, fused Adam under bf16, loader workers) run before minutes are spent on the real one."""
     sys.path.insert(0, str(REPO / "tests"))
     from conftest import TINY_TRAINING, TINY_TRANSFORMER, TINY_VOCAB
     from corpus_factory import write_zip
@@ -66,10 +66,12 @@ def smoke(folder: str) -> None:
     root = Path(folder)
     paths = prepare_data(write_zip(root / "fra-eng.zip"), SplitParams(valid_fraction=0.1, test_fraction=0.1),
                          root, from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
-    for name, model in (("rnn", TINY_TRAINING["model"]), ("transformer", TINY_TRANSFORMER)):
+    compiled = {"compile": True, "cuda_graphs": False}
+    for name, model, trainer in (("rnn", TINY_TRAINING["model"], {}), ("transformer", TINY_TRANSFORMER, {}),
+                                 ("transformer-compiled", TINY_TRANSFORMER, compiled)):
         config = {**TINY_TRAINING, "model": model,
                   "trainer": {**TINY_TRAINING["trainer"], "accelerator": "auto", "budget_updates": 80,
-                              "validations": 2}}
+                              "validations": 2, **trainer}}
         run_paths = replace(paths, out=root / name / "model", reports=root / name / "reports")
         metrics = train_seq2seq(from_mapping(Seq2SeqParams, config, "train_seq2seq"), MlflowParams(enabled=False),
                                 run_paths)
@@ -99,18 +101,17 @@ def roofline(params_file: str, splits: str, tokenizer: str, reports: str) -> Non
 
 
 def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only: str = "",
-         packed: str = "128") -> None:
+         packed: str = "128", minutes: str = "8") -> None:
     """The stage's training step (graphed forward and backward, the loss, clipping, fused Adam, bf16
     autocast) alone, on the first COUNT batches of its first epoch, with each attention setting
     (the kernels allowed, the tokens of a packed row): target tokens/s and the fraction of the bf16
     peak; then where an eager step's device time goes (torch.profiler), for PyTorch's choice and the
     fastest, whose settings it prints last for docs/gpu_runs.sh.
     The graphs follow the params' `trainer.cuda_graphs`. ONLY=compile instead times the eager step
-    against `torch.compile`'s, one sentence a row and PACKED tokens a row: `warm_s` is the compiling,
-    which a budget pays (static shapes for the first batch, dynamic ones from the second; shapes
-    past torch's recompile limit run eagerly, so the graphs compiled are counted). Attention stays
-    outside the compiled graphs: its kernel is already fused, and a packed row's sentences, a
-    number from each batch's shape, would recompile them."""
+    against the compiled one of `trainer.compile` (training/compiled.py), one sentence a row and
+    PACKED tokens a row: `warm_s` is the compiling, which a budget pays (the graphs compiled are
+    counted: a recompile shows there), and it prints the setting that trains the most tokens in
+    MINUTES of budget, for docs/gpu_runs.sh."""
     config = load_section(params_file, "train_seq2seq", Seq2SeqParams)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # the CPU: to try it out
     on_cuda = device.type == "cuda"
@@ -132,7 +133,10 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
         optimizer = torch.optim.Adam(model.parameters(), lr=1e-4, fused=True)
         graphed = GraphedTraining(model, config.data.batch_size, config.data.batch_tokens, dtype) if graphs else None
         torch._dynamo.reset()  # each compiled run pays its own compiling, not the cache of the one before
-        forward = torch.compile(model) if compiled else graphed or model
+        smoothing = config.optim.label_smoothing
+        losses = compiled_losses(model, smoothing) if compiled else (
+            lambda src, src_len, tgt_in, tgt_out: token_losses((graphed or model)(src, src_len, tgt_in), tgt_out,
+                                                               smoothing))
         graphs_before = counters["stats"]["unique_graphs"]
         # Packed rows must be as accurate as one sentence a row in the card's kernels and dtypes: each
         # one's largest error on the first batch against float32 one-a-row logits, over the largest logit.
@@ -153,8 +157,7 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
 
         def one(batch: dict) -> None:
             with torch.autocast(device.type, dtype, enabled=on_cuda):
-                logits = forward(batch["src"], batch["src_len"], batch["tgt_in"])
-                loss, _ = token_losses(logits, batch["tgt_out"], config.optim.label_smoothing)
+                loss, _ = losses(batch["src"], batch["src_len"], batch["tgt_in"], batch["tgt_out"])
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0, foreach=True)
             optimizer.step()
@@ -187,7 +190,8 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
                 print(json.dumps({"profiled_s": round(profiled, 3)}))  # beside the table's device time
         rate = passes * tokens / seconds
         graphs_compiled = counters["stats"]["unique_graphs"] - graphs_before
-        result = {"kernels": kernels, "packing": packing, "graphs": graphed is not None and not graphed.failed,
+        result = {"kernels": kernels, "packing": packing, "compiled": compiled,
+                  "graphs": graphed is not None and not graphed.failed,
                   "compiled_graphs": graphs_compiled, "warm_s": round(warm, 1),
                   **errors,
                   "tokens_per_s": round(rate), "fraction_of_peak": round(rate * flops / (peak * 1e9), 4)}
@@ -196,10 +200,13 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
 
     print(json.dumps({"flops_per_token": round(flops), "peak_tflops": round(peak / 1e3, 1)}))
     if only == "compile":
-        multi_head_attention.fused_attention = torch.compiler.disable(fused_attention)
-        for packing in (None, int(packed)):
-            for compiled in (False, True):
-                run(None, graphs=False, compiled=compiled, packing=packing)
+        results = [run(None, graphs=False, compiled=compiled, packing=packing)
+                   for packing in (None, int(packed)) for compiled in (False, True)]
+        # The tokens a run of MINUTES trains: the first pass over the batches is warm-up, compiling included.
+        budget = float(minutes) * 60
+        best = max(results, key=lambda r: r["tokens_per_s"] * (budget - r["warm_s"] + tokens / r["tokens_per_s"]))
+        print("fastest compile:", str(best["compiled"]).lower(), flush=True)
+        print("fastest packing:", best["packing"] or "", flush=True)
         return
     results = []
     # The math kernel and flash-else-math ran slowest at a7c35b6 (docs/speed.md), so they are left out.

@@ -3,8 +3,9 @@
 # DVC nor MLflow: the stages run from PYTHONPATH=src with MLflow off. Phases, run in the order given:
 #   step      the GPU recipe's training step alone (`gpu_runs.py step`) with each attention setting
 #             (kernels, packing), and a profile; sets KERNELS and PACKING to the fastest unless set
-#   compile   the same step eager and under torch.compile, one sentence a row and PACKING (default 128)
-#             tokens a row (its compiling timed apart, the graphs counted)
+#   compile   the same step eager and compiled (trainer.compile), one sentence a row and PACKING (default 128)
+#             tokens a row (the compiling timed apart, the graphs counted); sets COMPILE and PACKING to the
+#             setting that trains the most in RECIPE_MINUTES unless set
 #   recipe    the GPU recipe's stage for RECIPE_MINUTES (default 8), and its rate against the bf16 peak
 #   evaluate  the evaluate stage on the recipe's model (from this call or an earlier one on the same machine)
 #   variants  the recipe's stage for RECIPE_MINUTES with each of VARIANTS (settings; a ';' between
@@ -15,7 +16,8 @@
 #   smoke     both architectures on the tiny corpus
 # e.g. `RECIPE_MINUTES=2 bash docs/gpu_runs.sh step recipe evaluate budget`, then `bash docs/gpu_runs.sh bench`.
 # KERNELS: a YAML list for train_seq2seq.trainer.attention_kernels (default null: PyTorch's choice);
-# PACKING: train_seq2seq.trainer.attention_packing (default null: one sentence a row).
+# PACKING: train_seq2seq.trainer.attention_packing (default null: one sentence a row); COMPILE: the
+# recipe's train_seq2seq.trainer.compile (default false).
 # SETTINGS: more KEY=VALUE params for the recipe's step and stage and the budget stage, e.g.
 # train_seq2seq.trainer.validations=8, or a wider recipe (model.transformer.model_size=1024 ...).
 # Needs artifacts/splits and artifacts/tokenizer (`dvc repro train_tokenizer`), data/fra-eng.zip, and
@@ -55,7 +57,7 @@ stage() {  # LIMIT NAME KEY=VALUE...: the train_seq2seq stage with these params,
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 python3 -c "import torch, pytorch_lightning as pl; print('torch', torch.__version__, 'lightning', pl.__version__)"
 git log -1 --format='commit %h %cd' 2>/dev/null
-KERNELS=${KERNELS:-} PACKING=${PACKING:-}
+KERNELS=${KERNELS:-} PACKING=${PACKING:-} COMPILE=${COMPILE:-}
 for phase in "$@"; do
   echo "== $phase ($(date +%T))"
   start=$(date +%s)
@@ -76,14 +78,21 @@ for phase in "$@"; do
       python3 docs/gpu_runs.py params "$WORK/step.yaml" "${GPU_RECIPE[@]}" ${SETTINGS:-} || exit 1
       packed=$PACKING; [ -z "$packed" ] || [ "$packed" = null ] && packed=128
       timeout 420 python3 docs/gpu_runs.py step "$WORK/step.yaml" artifacts/splits artifacts/tokenizer 24 compile \
-        "$packed" 2>&1 |
+        "$packed" "${RECIPE_MINUTES:-8}" 2>&1 |
         grep -v "^\s*$" | tee "$OUT/compile.log" | grep "^{"
+      if grep -q "^fastest compile:" "$OUT/compile.log"; then
+        [ -z "$COMPILE" ] && COMPILE=$(sed -n 's/^fastest compile: //p' "$OUT/compile.log")
+        [ -z "$PACKING" ] && PACKING=$(sed -n 's/^fastest packing: //p' "$OUT/compile.log")
+      else
+        echo "compile: no fastest setting (cut short?)" >&2
+      fi
+      echo "COMPILE=${COMPILE:-false} PACKING=${PACKING:-null}"
       ;;
     recipe)
       minutes=${RECIPE_MINUTES:-8}
       stage $(( minutes * 60 + 120 )) recipe "${GPU_RECIPE[@]}" "train_seq2seq.trainer.budget_minutes=$minutes" \
         "train_seq2seq.trainer.attention_kernels=${KERNELS:-null}" \
-        "train_seq2seq.trainer.attention_packing=${PACKING:-null}"
+        "train_seq2seq.trainer.attention_packing=${PACKING:-null}" "train_seq2seq.trainer.compile=${COMPILE:-false}"
       python3 docs/gpu_runs.py roofline "$WORK/recipe.yaml" artifacts/splits artifacts/tokenizer "$WORK/recipe/reports"
       ;;
     variants)
@@ -94,7 +103,7 @@ for phase in "$@"; do
         stage $(( ${RECIPE_MINUTES:-8} * 60 + 120 )) "variant$i" "${GPU_RECIPE[@]}" ${variants[i]} \
           "train_seq2seq.trainer.budget_minutes=${RECIPE_MINUTES:-8}" \
           "train_seq2seq.trainer.attention_kernels=${KERNELS:-null}" \
-          "train_seq2seq.trainer.attention_packing=${PACKING:-null}"
+          "train_seq2seq.trainer.attention_packing=${PACKING:-null}" "train_seq2seq.trainer.compile=${COMPILE:-false}"
         python3 docs/gpu_runs.py roofline "$WORK/variant$i.yaml" artifacts/splits artifacts/tokenizer \
           "$WORK/variant$i/reports"
       done
@@ -114,6 +123,7 @@ for phase in "$@"; do
       set_attention=()
       [ -n "$KERNELS" ] && set_attention+=(--set "trainer.attention_kernels=$KERNELS")
       [ -n "$PACKING" ] && set_attention+=(--set "trainer.attention_packing=$PACKING")
+      [ "$COMPILE" = true ] && set_attention+=(--set-gpu-recipe trainer.compile=true)
       timeout 300 python3 -m attention_lab.cli bench --corpus data/fra-eng.zip \
         ${set_attention[@]+"${set_attention[@]}"} > "$OUT/bench.json" 2> "$WORK/bench.err"
       echo "bench: exit $?"
