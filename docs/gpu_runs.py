@@ -200,6 +200,8 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
 
     print(json.dumps({"flops_per_token": round(flops), "peak_tflops": round(peak / 1e3, 1)}))
     if only == "compile":
+        # Each compiled run compiles from nothing, as the stage's first run on a fresh machine does.
+        torch._inductor.config.force_disable_caches = True
         results = [run(None, graphs=False, compiled=compiled, packing=packing)
                    for packing in (None, int(packed)) for compiled in (False, True)]
         # The tokens a run of MINUTES trains: the first pass over the batches is warm-up, compiling included.
