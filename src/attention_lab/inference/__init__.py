@@ -2,9 +2,10 @@
 
 from collections.abc import Iterable
 
-# What inference never imports: the training stack, and the Bahdanau decoder's hand-written backward
-# with its GRU cell (only teacher forcing imports them). The tests and `attention-lab bench` check it.
-TRAINING_ONLY = ("pytorch_lightning", "lightning", "lightning_fabric", "mlflow", "dvc",
+# What inference never imports: the training stack, TorchDynamo (`trainer.compile`'s, over a second of
+# start-up), and the Bahdanau decoder's hand-written backward with its GRU cell (only teacher forcing
+# imports them). The tests and `attention-lab bench` check it.
+TRAINING_ONLY = ("pytorch_lightning", "lightning", "lightning_fabric", "mlflow", "dvc", "torch._dynamo",
                  "attention_lab.model.bahdanau_backward", "attention_lab.model.gru_cell")
 
 

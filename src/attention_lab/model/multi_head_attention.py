@@ -25,16 +25,33 @@ def check_heads(size: int, heads: int) -> None:
         raise ValueError(f"{heads} heads do not divide model_size {size}")
 
 
-# Kept out of compiled graphs (training/compiled.py): the kernel is fused already, a packed row's
-# sentences, a number from each batch's shape, would recompile the graph around it, and so would
-# the context's strides, which differ by kernel and packing: the graph after it gets (B, Q, H)
-# contiguous, whichever they were.
-@torch.compiler.disable
 def fused_heads(q: Tensor, keys: Tensor, values: Tensor, valid_lens: Tensor | None, dropout: float,
                 causal: bool) -> Tensor:
-    """`fused_attention` of per-head queries (B, M, Q, Z) -> the heads' contexts side by side (B, Q, H)."""
+    """`fused_attention` of per-head queries (B, M, Q, Z) over keys and values (B, M, K, Z), key
+    lengths `valid_lens` (B,), (B, Q) or None -> the heads' contexts side by side (B, Q, H)."""
     context = fused_attention(q, keys, values, valid_lens, dropout, causal)  # (B, M, Q, Z)
-    return context.transpose(1, 2).flatten(2).contiguous()  # (B, Q, H); a view where the memory is (B, Q, M, Z)
+    return context.transpose(1, 2).flatten(2)  # (B, Q, H); a view where the memory is (B, Q, M, Z)
+
+
+def _between_graphs(*args: Tensor | float | bool | None) -> Tensor:
+    # The graph after attention guards on its input's layout, and whether `fused_heads` returns a view
+    # or a copy depends on the kernel and the packing: a tensor of its own always, so it compiles once.
+    context = fused_heads(*args)  # (B, Q, H)
+    return context if context._base is None else context.clone()
+
+
+_attend_fused = fused_heads  # what `attend` runs: `fused_heads`, or `_between_graphs` once a model compiles
+
+
+def keep_out_of_compiled_graphs() -> None:
+    """From now on, `torch.compile` traces every part of a `MultiHeadAttention` but its fused attention
+    and the heads' merge (training/compiled.py): the kernel is fused already, and a packed row's
+    sentences, a number from each batch's shape, would compile the graph around it again. Called
+    when a model compiles, not on import, as the decorator loads TorchDynamo: over a second of the
+    translator's start-up, which never compiles."""
+    global _attend_fused
+    if _attend_fused is fused_heads:  # once: compiled code checks it is the same function
+        _attend_fused = torch.compiler.disable(_between_graphs)
 
 
 class MultiHeadAttention(nn.Module):
@@ -79,7 +96,7 @@ class MultiHeadAttention(nn.Module):
         q = self.split(self.W_q(queries))  # (B, M, Q, Z)
         if self.fused and not need_weights:
             dropout = self.scorer.dropout.p if self.training else 0.0
-            return self.W_o(fused_heads(q, keys, values, valid_lens, dropout, causal)), None  # (B, Q, H)
+            return self.W_o(_attend_fused(q, keys, values, valid_lens, dropout, causal)), None  # (B, Q, H)
         if causal:
             valid_lens = torch.arange(1, steps + 1, device=queries.device).expand(batch, -1)  # (B, Q)
         if valid_lens is not None:

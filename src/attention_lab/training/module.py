@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -32,9 +32,9 @@ from attention_lab.inference.model_file import LoadedModel
 from attention_lab.inference.translator import SearchParams, Translator
 from attention_lab.model.fused_attention import allowed_kernels, packed_rows
 from attention_lab.model.encoder_decoder import EncoderDecoder
-from attention_lab.model.loss import token_loss, token_losses
+from attention_lab.model.loss import token_loss
 from attention_lab.model.transformer import TransformerSeq2Seq
-from attention_lab.training.compiled import compiled_losses
+from attention_lab.training.compiled import Losses, training_losses
 from attention_lab.training.corpus_bleu import CorpusBLEU
 from attention_lab.training.cuda_graphs import GraphedTraining
 
@@ -79,7 +79,7 @@ class Seq2SeqModule(pl.LightningModule):
         self.graph_batches, self.attention_kernels = graph_batches, attention_kernels
         self.attention_packing, self.compile_training = attention_packing, compile_training
         self._graphed: GraphedTraining | None = None
-        self._compiled: Callable[..., tuple[Tensor, Tensor]] | None = None
+        self._train_losses: Losses | None = None  # set when training starts: a closure cannot be pickled
         self.val_loss = MeanMetric()
         self.val_bleu = CorpusBLEU()
         self._pending: list[tuple[int, int, Tensor]] = []  # (epoch, step, loss is finite) not yet read back
@@ -91,8 +91,6 @@ class Seq2SeqModule(pl.LightningModule):
 
     def forward(self, src: Tensor, src_len: Tensor, tgt_in: Tensor) -> Tensor:
         with self._attention_settings():
-            if self.training and self._graphed is not None:
-                return self._graphed(src, src_len, tgt_in)
             return self.model(src, src_len, tgt_in)
 
     @contextlib.contextmanager
@@ -108,8 +106,8 @@ class Seq2SeqModule(pl.LightningModule):
         if self.graph_batches and self.device.type == "cuda" and isinstance(self.model, TransformerSeq2Seq):
             dtype = {"bf16-mixed": torch.bfloat16, "16-mixed": torch.float16}.get(self.trainer.precision)
             self._graphed = GraphedTraining(self.model, *self.graph_batches, dtype)
-        if self.compile_training:
-            self._compiled = compiled_losses(self.model, self.optim.label_smoothing)
+        self._train_losses = training_losses(self._graphed or self.model, self.optim.label_smoothing,
+                                             self.compile_training)
         self._new_stretch()
 
     def _new_stretch(self) -> None:
@@ -140,11 +138,8 @@ class Seq2SeqModule(pl.LightningModule):
 
     def _losses(self, batch: dict) -> tuple[Tensor, Tensor]:
         """(the loss trained on, the NLL) of the batch's teacher-forced logits (`token_losses`)."""
-        if self._compiled is None:
-            logits = self(batch["src"], batch["src_len"], batch["tgt_in"])  # (B, T, V)
-            return token_losses(logits, batch["tgt_out"], self.optim.label_smoothing)
         with self._attention_settings():
-            return self._compiled(batch["src"], batch["src_len"], batch["tgt_in"], batch["tgt_out"])
+            return self._train_losses(batch["src"], batch["src_len"], batch["tgt_in"], batch["tgt_out"])
 
     def _watch(self, loss: Tensor) -> None:
         # Checking finiteness needs the value on the host; on CUDA that waits for the device, so

@@ -51,7 +51,8 @@ class TrainerParams:
     attention_packing: int | None = param(None, ge=2)
     # A Transformer's teacher-forced logits and loss compiled by `torch.compile` (training/compiled.py):
     # the layer norms, residual sums, casts and the softmax over the vocabulary fused; the compiling
-    # takes the first steps' time. Not with cuda_graphs, which would replay the compiled passes.
+    # takes the first steps' time, and needs a C++ compiler (CPU) or Triton (CUDA). Not with
+    # cuda_graphs, which would replay the compiled passes.
     compile: bool = False
     progress_bar: bool = True
 
@@ -82,7 +83,7 @@ class Seq2SeqParams:
 
     def validate(self) -> None:
         if self.trainer.compile and self.model.arch != "transformer":
-            raise ValueError(f"trainer.compile: compiles a Transformer's training passes, and model.arch is "
+            raise ValueError(f"trainer.compile: only a Transformer's training passes compile; model.arch is "
                              f"{self.model.arch!r}")
         for key in ("budget_minutes", "budget_updates"):
             if getattr(self.trainer, key) is not None and self.optim.schedule != "linear":
