@@ -5,12 +5,13 @@ DVC or MLflow (`PYTHONPATH=src`), driven by docs/gpu_runs.sh.
     python docs/gpu_runs.py recipe                              # the GPU recipe's settings, a line each, no budget
     python docs/gpu_runs.py smoke FOLDER                        # both architectures on the tiny corpus, CUDA
     python docs/gpu_runs.py roofline PARAMS SPLITS TOKENIZER REPORTS   # the stage's run against the peak (bf16 on CUDA)
-    python docs/gpu_runs.py step PARAMS SPLITS TOKENIZER BATCHES [compile PACKING MINUTES]  # the step alone
+    python docs/gpu_runs.py step PARAMS SPLITS TOKENIZER BATCHES [compile MINUTES]  # the training step alone
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from dataclasses import replace
@@ -26,13 +27,12 @@ from attention_lab.config import from_mapping, load_section
 from attention_lab.data.splits import SplitParams
 from attention_lab.data.tokenizer import TokenizerParams
 from attention_lab.model.fused_attention import allowed_kernels, packed_rows
-from attention_lab.model.loss import token_losses
 from attention_lab.model.seq2seq import build_model
 from attention_lab.tracking.store import MlflowParams
 from attention_lab.training import gpu_recipe
 from attention_lab.training.params import Seq2SeqParams
 from attention_lab.training.paths import TrainPaths, prepare_data
-from attention_lab.training.compiled import compiled_losses
+from attention_lab.training.compiled import training_losses
 from attention_lab.training.cuda_graphs import GraphedTraining
 from attention_lab.training.run import train_seq2seq
 
@@ -100,8 +100,12 @@ def roofline(params_file: str, splits: str, tokenizer: str, reports: str) -> Non
     print(json.dumps(result))
 
 
-def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only: str = "",
-         packed: str = "128", minutes: str = "8") -> None:
+def accurate(results: list[dict]) -> list[dict]:
+    """The runs whose packed rows are as accurate as one sentence a row (`step`'s `packed_error`)."""
+    return [r for r in results if r.get("packed_error", 0) <= 2 * r.get("alone_error", 0) + 1e-3]
+
+
+def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only: str = "", minutes: str = "8") -> None:
     """The stage's training step (graphed forward and backward, the loss, clipping, fused Adam, bf16
     autocast) alone, on the first COUNT batches of its first epoch, with each attention setting
     (the kernels allowed, the tokens of a packed row): target tokens/s and the fraction of the bf16
@@ -109,9 +113,10 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
     fastest, whose settings it prints last for docs/gpu_runs.sh.
     The graphs follow the params' `trainer.cuda_graphs`. ONLY=compile instead times the eager step
     against the compiled one of `trainer.compile` (training/compiled.py), one sentence a row and
-    PACKED tokens a row: `warm_s` is the compiling, which a budget pays (the graphs compiled are
-    counted: a recompile shows there), and it prints the setting that trains the most tokens in
-    MINUTES of budget, for docs/gpu_runs.sh."""
+    128 tokens a row, with the kernels, packing and compiling docs/gpu_runs.sh's KERNELS, PACKING
+    and COMPILE name where set: `warm_s` is the compiling, which a budget pays (the graphs compiled
+    are counted: a recompile shows there), and it prints the setting that trains the most tokens
+    in MINUTES of budget, for docs/gpu_runs.sh."""
     config = load_section(params_file, "train_seq2seq", Seq2SeqParams)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # the CPU: to try it out
     on_cuda = device.type == "cuda"
@@ -133,10 +138,7 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
         optimizer = torch.optim.Adam(model.parameters(), lr=1e-4, fused=True)
         graphed = GraphedTraining(model, config.data.batch_size, config.data.batch_tokens, dtype) if graphs else None
         torch._dynamo.reset()  # each compiled run pays its own compiling, not the cache of the one before
-        smoothing = config.optim.label_smoothing
-        losses = compiled_losses(model, smoothing) if compiled else (
-            lambda src, src_len, tgt_in, tgt_out: token_losses((graphed or model)(src, src_len, tgt_in), tgt_out,
-                                                               smoothing))
+        losses = training_losses(graphed or model, config.optim.label_smoothing, compiled)
         graphs_before = counters["stats"]["unique_graphs"]
         # Packed rows must be as accurate as one sentence a row in the card's kernels and dtypes: each
         # one's largest error on the first batch against float32 one-a-row logits, over the largest logit.
@@ -202,11 +204,15 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
     if only == "compile":
         # Each compiled run compiles from nothing, as the stage's first run on a fresh machine does.
         torch._inductor.config.force_disable_caches = True
-        results = [run(None, graphs=False, compiled=compiled, packing=packing)
-                   for packing in (None, int(packed)) for compiled in (False, True)]
+        preset = {name: yaml.safe_load(os.environ.get(name) or "null") for name in ("KERNELS", "PACKING", "COMPILE")}
+        kernels = tuple(preset["KERNELS"]) if preset["KERNELS"] else None
+        results = [run(kernels, graphs=False, compiled=compiled, packing=packing)
+                   for packing in ([preset["PACKING"]] if preset["PACKING"] else [None, 128])
+                   for compiled in ([preset["COMPILE"]] if preset["COMPILE"] is not None else [False, True])]
         # The tokens a run of MINUTES trains: the first pass over the batches is warm-up, compiling included.
         budget = float(minutes) * 60
-        best = max(results, key=lambda r: r["tokens_per_s"] * (budget - r["warm_s"] + tokens / r["tokens_per_s"]))
+        best = max(accurate(results),
+                   key=lambda r: r["tokens_per_s"] * (budget - r["warm_s"] + tokens / r["tokens_per_s"]))
         print("fastest compile:", str(best["compiled"]).lower(), flush=True)
         print("fastest packing:", best["packing"] or "", flush=True)
         return
@@ -221,8 +227,7 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
                   flush=True)
         if on_cuda:
             torch.cuda.empty_cache()
-    accurate = [r for r in results if r.get("packed_error", 0) <= 2 * r.get("alone_error", 0) + 1e-3]
-    best = max(accurate, key=lambda r: r["tokens_per_s"])
+    best = max(accurate(results), key=lambda r: r["tokens_per_s"])
     for kernels, packing in dict.fromkeys([(None, None), (best["kernels"], best["packing"])]):
         try:
             run(kernels, graphs=False, passes=1, profile=True, packing=packing)

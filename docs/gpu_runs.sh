@@ -3,9 +3,9 @@
 # DVC nor MLflow: the stages run from PYTHONPATH=src with MLflow off. Phases, run in the order given:
 #   step      the GPU recipe's training step alone (`gpu_runs.py step`) with each attention setting
 #             (kernels, packing), and a profile; sets KERNELS and PACKING to the fastest unless set
-#   compile   the same step eager and compiled (trainer.compile), one sentence a row and PACKING (default 128)
-#             tokens a row (the compiling timed apart, the graphs counted); sets COMPILE and PACKING to the
-#             setting that trains the most in RECIPE_MINUTES unless set
+#   compile   the same step eager and compiled (trainer.compile), one sentence a row and 128 tokens a row
+#             (the compiling timed apart, the graphs counted), KERNELS, PACKING and COMPILE kept where set;
+#             sets COMPILE and PACKING to the setting that trains the most in RECIPE_MINUTES
 #   recipe    the GPU recipe's stage for RECIPE_MINUTES (default 8), and its rate against the bf16 peak
 #   evaluate  the evaluate stage on the recipe's model (from this call or an earlier one on the same machine)
 #   variants  the recipe's stage for RECIPE_MINUTES with each of VARIANTS (settings; a ';' between
@@ -76,9 +76,8 @@ for phase in "$@"; do
     compile)
       # shellcheck disable=SC2086  # SETTINGS is a list of words
       python3 docs/gpu_runs.py params "$WORK/step.yaml" "${GPU_RECIPE[@]}" ${SETTINGS:-} || exit 1
-      packed=$PACKING; [ -z "$packed" ] || [ "$packed" = null ] && packed=128
-      timeout 420 python3 docs/gpu_runs.py step "$WORK/step.yaml" artifacts/splits artifacts/tokenizer 24 compile \
-        "$packed" "${RECIPE_MINUTES:-8}" 2>&1 |
+      KERNELS=$KERNELS PACKING=$PACKING COMPILE=$COMPILE timeout 420 python3 docs/gpu_runs.py step "$WORK/step.yaml" \
+        artifacts/splits artifacts/tokenizer 24 compile "${RECIPE_MINUTES:-8}" 2>&1 |
         grep -v "^\s*$" | tee "$OUT/compile.log" | grep "^{"
       if grep -q "^fastest compile:" "$OUT/compile.log"; then
         [ -z "$COMPILE" ] && COMPILE=$(sed -n 's/^fastest compile: //p' "$OUT/compile.log")
@@ -123,7 +122,7 @@ for phase in "$@"; do
       set_attention=()
       [ -n "$KERNELS" ] && set_attention+=(--set "trainer.attention_kernels=$KERNELS")
       [ -n "$PACKING" ] && set_attention+=(--set "trainer.attention_packing=$PACKING")
-      [ "$COMPILE" = true ] && set_attention+=(--set-gpu-recipe trainer.compile=true)
+      # Not COMPILE: the bench's recipe run is some 30 updates, which compiling would outlast.
       timeout 300 python3 -m attention_lab.cli bench --corpus data/fra-eng.zip \
         ${set_attention[@]+"${set_attention[@]}"} > "$OUT/bench.json" 2> "$WORK/bench.err"
       echo "bench: exit $?"
@@ -132,7 +131,7 @@ for phase in "$@"; do
         ('tokens_per_s', 'fraction_of_peak', 'ceiling_fraction_of_peak', 'updates')} for k in ('seed', 'default',
         'transformer', 'gpu_recipe') if k in r}, r['matmul_peak_gflops'], r['seconds'])"
       ;;
-    smoke) timeout 120 python3 docs/gpu_runs.py smoke "$WORK/smoke" 2>&1 | grep -v "^\s*$" | tail -n 12 ;;
+    smoke) timeout 300 python3 docs/gpu_runs.py smoke "$WORK/smoke" 2>&1 | grep -v "^\s*$" | tail -n 12 ;;
     *) echo "unknown phase $phase: step, compile, recipe, variants, evaluate, budget, bench or smoke" >&2; exit 2 ;;
   esac
   echo "== $phase: $(( $(date +%s) - start )) s"
