@@ -32,7 +32,7 @@ from attention_lab.tracking.store import MlflowParams
 from attention_lab.training import gpu_recipe
 from attention_lab.training.params import Seq2SeqParams
 from attention_lab.training.paths import TrainPaths, prepare_data
-from attention_lab.training.compiled import training_losses
+from attention_lab.training.training_pass import training_losses
 from attention_lab.training.cuda_graphs import GraphedTraining
 from attention_lab.training.run import train_seq2seq
 
@@ -112,7 +112,7 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
     peak; then where an eager step's device time goes (torch.profiler), for PyTorch's choice and the
     fastest, whose settings it prints last for docs/gpu_runs.sh.
     The graphs follow the params' `trainer.cuda_graphs`. ONLY=compile instead times the eager step
-    against the compiled one of `trainer.compile` (training/compiled.py), one sentence a row and
+    against the compiled one of `trainer.compile` (training/training_pass.py), one sentence a row and
     128 tokens a row, with the kernels, packing and compiling docs/gpu_runs.sh's KERNELS, PACKING
     and COMPILE name where set: `warm_s` is the compiling, which a budget pays (the graphs compiled
     are counted: a recompile shows there), and it prints the setting that trains the most tokens

@@ -25,7 +25,7 @@ from attention_lab.inference.translator import Translator
 from attention_lab.tracking.run import Run
 from attention_lab.tracking.run_file import read_run_file
 from attention_lab.tracking.store import MlflowParams, TrackingError, redact
-from attention_lab.training import module as training_module
+from attention_lab.training import training_pass
 from attention_lab.training.averaging import LastWeights
 from attention_lab.training.datamodule import DataParams, TranslationDataModule
 from attention_lab.training.module import DivergedError
@@ -324,7 +324,7 @@ def test_a_code_change_starts_fresh(paths, monkeypatch, tmp_path):
 
 
 def test_nonfinite_loss_stops_with_clear_error_and_leaves_nothing(paths, monkeypatch):
-    real = training_module.token_losses
+    real = training_pass.token_losses
     calls = []
 
     def poisoned(logits, targets, label_smoothing=0.0):
@@ -332,7 +332,7 @@ def test_nonfinite_loss_stops_with_clear_error_and_leaves_nothing(paths, monkeyp
         loss, nll = real(logits, targets, label_smoothing)
         return (loss * float("nan"), nll) if len(calls) == 4 else (loss, nll)
 
-    monkeypatch.setattr(training_module, "token_losses", poisoned)
+    monkeypatch.setattr(training_pass, "token_losses", poisoned)
     before = {r.info.run_id for r in runs()}
     with pytest.raises(DivergedError, match="non-finite training loss at epoch 0, step 3"):
         train_seq2seq(tiny_params(), MlflowParams(), paths)

@@ -45,7 +45,7 @@ _attend_fused = fused_heads  # what `attend` runs: `fused_heads`, or `_between_g
 
 def keep_out_of_compiled_graphs() -> None:
     """From now on, `torch.compile` traces every part of a `MultiHeadAttention` but its fused attention
-    and the heads' merge (training/compiled.py): the kernel is fused already, and a packed row's
+    and the heads' merge (training/training_pass.py): the kernel is fused already, and a packed row's
     sentences, a number from each batch's shape, would compile the graph around it again. Called
     when a model compiles, not on import, as the decorator loads TorchDynamo: over a second of the
     translator's start-up, which never compiles."""

@@ -34,7 +34,7 @@ from attention_lab.model.fused_attention import allowed_kernels, packed_rows
 from attention_lab.model.encoder_decoder import EncoderDecoder
 from attention_lab.model.loss import token_loss
 from attention_lab.model.transformer import TransformerSeq2Seq
-from attention_lab.training.compiled import Losses, training_losses
+from attention_lab.training.training_pass import Losses, training_losses
 from attention_lab.training.corpus_bleu import CorpusBLEU
 from attention_lab.training.cuda_graphs import GraphedTraining
 
@@ -73,7 +73,7 @@ class Seq2SeqModule(pl.LightningModule):
         Transformer's training passes on CUDA as graphs of padded batches (`cuda_graphs.py`); None: off.
         `attention_kernels`: the kernels its teacher-forced passes may attend with (`allowed_kernels`);
         `attention_packing`: the tokens of a row of sentences attending side by side (`packed_rows`);
-        `compile_training`: the training passes' logits and loss compiled (`compiled.py`)."""
+        `compile_training`: the training passes' logits and loss compiled (`training_pass.py`)."""
         super().__init__()
         self.model, self.optim, self.tokenizer = model, optim, tokenizer
         self.graph_batches, self.attention_kernels = graph_batches, attention_kernels

@@ -49,7 +49,7 @@ class TrainerParams:
     # sentences side by side, rows of at most this many tokens, each sentence reading its own keys under a
     # mask (model/fused_attention.py): the same contexts in fewer, fuller kernel tiles; null: one a row.
     attention_packing: int | None = param(None, ge=2)
-    # A Transformer's teacher-forced logits and loss compiled by `torch.compile` (training/compiled.py):
+    # A Transformer's teacher-forced logits and loss compiled by `torch.compile` (training/training_pass.py):
     # the layer norms, residual sums, casts and the softmax over the vocabulary fused; the compiling
     # takes the first steps' time, and needs a C++ compiler (CPU) or Triton (CUDA). Not with
     # cuda_graphs, which would replay the compiled passes.

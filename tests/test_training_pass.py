@@ -11,7 +11,7 @@ from test_gpu_step import pairs, transformer
 
 from attention_lab.config import ConfigError, from_mapping
 from attention_lab.data.batching import collate_pairs
-from attention_lab.training import compiled
+from attention_lab.training import training_pass
 from attention_lab.training.module import OptimParams, Seq2SeqModule
 from attention_lab.tracking.store import MlflowParams
 from attention_lab.training.params import Seq2SeqParams
@@ -26,7 +26,7 @@ def traced(monkeypatch) -> list[torch.fx.GraphModule]:
         graphs.append(graph)
         return graph.forward
 
-    monkeypatch.setattr(compiled, "BACKEND", backend)
+    monkeypatch.setattr(training_pass, "BACKEND", backend)
     torch._dynamo.reset()
     yield graphs
     torch._dynamo.reset()
@@ -77,7 +77,7 @@ def test_a_compiler_that_fails_is_one_error_naming_the_key(monkeypatch):
     def backend(graph: torch.fx.GraphModule, example_inputs: list) -> object:
         raise RuntimeError("no working C++ compiler\nand more")
 
-    monkeypatch.setattr(compiled, "BACKEND", backend)
+    monkeypatch.setattr(training_pass, "BACKEND", backend)
     torch._dynamo.reset()
     module = Seq2SeqModule(transformer(seed=1).train(), OptimParams(), tokenizer=None, compile_training=True)
     module.on_train_start()
