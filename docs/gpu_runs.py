@@ -32,9 +32,9 @@ from attention_lab.tracking.store import MlflowParams
 from attention_lab.training import gpu_recipe
 from attention_lab.training.params import Seq2SeqParams
 from attention_lab.training.paths import TrainPaths, prepare_data
-from attention_lab.training.training_pass import training_losses
 from attention_lab.training.cuda_graphs import GraphedTraining
 from attention_lab.training.run import train_seq2seq
+from attention_lab.training.training_pass import training_losses
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -34,9 +34,9 @@ from attention_lab.model.fused_attention import allowed_kernels, packed_rows
 from attention_lab.model.encoder_decoder import EncoderDecoder
 from attention_lab.model.loss import token_loss
 from attention_lab.model.transformer import TransformerSeq2Seq
-from attention_lab.training.training_pass import Losses, training_losses
 from attention_lab.training.corpus_bleu import CorpusBLEU
 from attention_lab.training.cuda_graphs import GraphedTraining
+from attention_lab.training.training_pass import Losses, training_losses
 
 
 @dataclass(frozen=True)
