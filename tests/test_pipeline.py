@@ -342,56 +342,46 @@ def test_mlflow_ui_serves_the_run(repo):
         server.wait(timeout=30)
 
 
-def test_a_forced_repro_after_a_finished_run_trains_afresh(repo):
-    """The crash this project once had: after a finished run, `dvc repro -f` (or a code change,
-    tests/test_training.py) must train a fresh run, not "resume" the finished one and fail on
-    missing reports. Before the kill test, which trains the longest: this retrains the 3 epochs of the
-    Transformer experiment."""
+def test_a_forced_repro_trains_afresh_and_resumes_after_a_kill(repo, tmp_path):
+    """`dvc repro -f` after a finished run must train a fresh run, not "resume" the finished one and
+    fail on missing reports (a crash this project once had; a code change is tests/test_training.py's).
+    Killed with dvc mid-epoch, that run resumes on the next `dvc repro`: the same MLflow run, the
+    planned validations, none twice. The 3 epochs of the Transformer experiment's config."""
     root, env = repo
     _, before = seq2seq_runs(root)
-    forced = run(["dvc", "repro", "-f", "-s", "train_seq2seq"], root, env)
-    assert "Running stage 'train_seq2seq'" in forced.stdout and "Resuming" not in forced.stderr
     params = yaml.safe_load((root / "params.yaml").read_text())["train_seq2seq"]["trainer"]
-    metrics = json.loads((root / "reports/seq2seq/metrics.json").read_text())
-    history = (root / "reports/seq2seq/history.csv").read_text().splitlines()[1:]
-    assert len(history) == params["validations"] and metrics["epochs"] == params["max_epochs"]
-    assert int(history[-1].split(",")[0]) == metrics["updates"]
-    _, after = seq2seq_runs(root)
-    assert len(after) == len(before) + 1 and after[-1].info.status == "FINISHED"
-    assert not (root / "models/seq2seq/.resume").exists()
-
-
-def test_killed_training_resumes_on_the_next_repro(repo):
-    root, env = repo
-    params = yaml.safe_load((root / "params.yaml").read_text())
-    params["train_seq2seq"]["trainer"]["max_epochs"] = 20
-    (root / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
     history, last = root / "reports/seq2seq/history.csv", root / "models/seq2seq/.resume/last.ckpt"
     started = time.time()
-    process = subprocess.Popen(["dvc", "repro", "train_seq2seq"], cwd=root, env=env, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, start_new_session=True)
-    deadline = time.time() + 300
-    while time.time() < deadline:  # wait for the new run's third epoch and a checkpoint of its own
-        fresh = last.exists() and last.stat().st_mtime > started and history.stat().st_mtime > started
-        if fresh and 4 <= len(history.read_text().splitlines()) < 12:
-            break
-        time.sleep(0.05)
-    os.killpg(process.pid, signal.SIGKILL)  # dvc and the training process, mid-epoch
-    process.wait()
+    with open(tmp_path / "forced.log", "w") as log:
+        process = subprocess.Popen(["dvc", "repro", "-f", "-s", "train_seq2seq"], cwd=root, env=env, stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.time() + 300
+        while time.time() < deadline and process.poll() is None:  # its third validation and a checkpoint of its own
+            fresh = last.exists() and last.stat().st_mtime > started and history.stat().st_mtime > started
+            if fresh and 4 <= len(history.read_text().splitlines()) < 12:
+                break
+            time.sleep(0.05)
+        os.killpg(process.pid, signal.SIGKILL)  # dvc and the training process
+        process.wait()
+    forced = (tmp_path / "forced.log").read_text()
+    assert "Running stage 'train_seq2seq'" in forced and "Resuming" not in forced, forced[-3000:]
     killed_at = len(history.read_text().splitlines()) - 1
-    validations = params["train_seq2seq"]["trainer"]["validations"]
-    assert 3 <= killed_at < validations
+    assert 3 <= killed_at < params["validations"], forced[-3000:]
     interrupted = json.loads((root / "models/seq2seq/.resume/run.json").read_text())["mlflow_run_id"]
+    assert interrupted not in {r.info.run_id for r in before}  # a run of its own, not the finished one's
     result = run(["dvc", "repro", "train_seq2seq"], root, env)
     assert "Resuming the interrupted run of this code, config and data" in result.stderr
     assert json.loads((root / "models/seq2seq/mlflow_run.json").read_text())["run_id"] == interrupted
-    _, runs = seq2seq_runs(root)
-    assert [r.info.run_id for r in runs].count(interrupted) == 1 and runs[-1].info.status == "FINISHED"
+    _, after = seq2seq_runs(root)
+    assert [r.info.run_id for r in after] == [r.info.run_id for r in before] + [interrupted]
+    assert after[-1].info.status == "FINISHED"
     metrics = json.loads((root / "reports/seq2seq/metrics.json").read_text())
     steps = [int(line.split(",")[0]) for line in history.read_text().splitlines()[1:]]
     # Continued, not restarted, and no validation twice: the planned steps, the last where training ended.
-    assert steps == [math.ceil(k * metrics["updates"] / validations) for k in range(1, validations + 1)]
-    assert metrics["epochs"] == 20
+    assert steps == [math.ceil(k * metrics["updates"] / params["validations"])
+                     for k in range(1, params["validations"] + 1)]
+    assert metrics["epochs"] == params["max_epochs"]
+    assert not (root / "models/seq2seq/.resume").exists()
     leftovers = [p for p in root.rglob("*.tmp") if ".dvc" not in p.parts and ".git" not in p.parts]
     assert not leftovers
     assert "up to date" in run(["dvc", "status", "train_seq2seq"], root, env).stdout
