@@ -271,7 +271,11 @@ def test_a_run_killed_at_its_first_validation_resumes_to_the_same_steps_validati
     assert first < per_epoch[0] if validations == 4 else first == per_epoch[0]  # inside the first epoch, or its end
     with pytest.raises(Interrupt):  # right after the first validation wrote its checkpoint
         train_with(paths, params, [interrupt_at_step(first)], monkeypatch, off)
-    assert torch.load(paths.checkpoints / "last.ckpt", weights_only=True)["global_step"] == first
+    best, last = (torch.load(paths.checkpoints / f"{name}.ckpt", weights_only=True) for name in ("best", "last"))
+    assert last["global_step"] == first
+    # The model's checkpoint holds its weights, not the optimizer's state, which only resuming reads.
+    assert "optimizer_states" not in best and len(last["optimizer_states"]) == 1
+    assert best["state_dict"].keys() == last["state_dict"].keys()
     counter = StepCounter()
     resumed = train_with(paths, params, [counter], monkeypatch, off)
     assert counter.steps == metrics["updates"] - first  # the rest of the run, not one batch again

@@ -58,9 +58,12 @@ def build_trainer(params: Seq2SeqParams, paths: TrainPaths) -> tuple[pl.Trainer,
     params error, raised before any run is recorded. Validation runs at the steps
     `PlannedValidation` sets, not at epoch ends."""
     # The best validation's checkpoint becomes the model; the last, rewritten at every validation, is
-    # where a killed run resumes (`save_last` would write it only when the best one changes).
+    # where a killed run resumes (`save_last` would write it only when the best one changes). The best
+    # holds the weights alone: Adam's moments, twice their size, serve only to resume. Under EMA it is
+    # whole, as the callback puts its average in the weights' place only in a whole checkpoint.
     best = ModelCheckpoint(dirpath=paths.checkpoints, filename="best", monitor=MONITOR, mode="max", save_top_k=1,
-                           auto_insert_metric_name=False, enable_version_counter=False)
+                           auto_insert_metric_name=False, enable_version_counter=False,
+                           save_weights_only=not params.trainer.ema_decay)
     last = ModelCheckpoint(dirpath=paths.checkpoints, filename="last", enable_version_counter=False)
     # The folder holds run.json, and finding checkpoints there is the point of resuming.
     warnings.filterwarnings("ignore", message=r"Checkpoint directory .* exists and is not empty")
