@@ -1,5 +1,5 @@
 """Lightning extensions: the learning-rate schedule over steps or a time budget, validation at
-planned steps, the learning-curve files, and crash-safe checkpoint writes."""
+planned steps, and the learning-curve files."""
 
 from __future__ import annotations
 
@@ -11,9 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytorch_lightning as pl
-from pytorch_lightning.plugins.io import TorchCheckpointIO
 
-from attention_lab.atomic import atomic_path, write_text
+from attention_lab.atomic import write_text
 from attention_lab.training.schedule import LinearSchedule
 from attention_lab.training.validation_schedule import ValidationSchedule
 
@@ -233,11 +232,3 @@ def write_csv(path: Path, columns: tuple[str, ...], rows: list[dict[str, float]]
     for row in rows:
         writer.writerow({k: (round(v, 8) if isinstance(v, float) else v) for k, v in row.items()})
     write_text(path, buffer.getvalue())
-
-
-class AtomicCheckpointIO(TorchCheckpointIO):
-    """Checkpoints go to a temporary file renamed into place: a kill mid-save keeps the old one."""
-
-    def save_checkpoint(self, checkpoint: dict[str, Any], path: Any, storage_options: Any | None = None) -> None:
-        with atomic_path(path) as tmp:
-            super().save_checkpoint(checkpoint, tmp, storage_options)

@@ -25,12 +25,12 @@ from attention_lab.training.allocator import keep_freed_memory
 from attention_lab.training.averaging import LastWeights, score_average
 from attention_lab.training.callbacks import (
     NEVER,
-    AtomicCheckpointIO,
     EpochLength,
     History,
     PlannedValidation,
     ScheduleCallback,
 )
+from attention_lab.training.checkpoint_io import BackgroundCheckpointIO
 from attention_lab.training.datamodule import TranslationDataModule
 from attention_lab.training.ema import WarmupEMA
 from attention_lab.training.module import Seq2SeqModule
@@ -93,8 +93,8 @@ def build_trainer(params: Seq2SeqParams, paths: TrainPaths) -> tuple[pl.Trainer,
             max_epochs=config.max_epochs if fixed_epochs(config) else -1, max_steps=config.budget_updates or -1,
             check_val_every_n_epoch=None, val_check_interval=NEVER, logger=False, callbacks=callbacks,
             gradient_clip_val=params.optim.grad_clip, log_every_n_steps=config.log_every_n_steps,
-            enable_progress_bar=config.progress_bar, use_distributed_sampler=False, plugins=[AtomicCheckpointIO()],
-            default_root_dir=paths.checkpoints)
+            enable_progress_bar=config.progress_bar, use_distributed_sampler=False,
+            plugins=[BackgroundCheckpointIO()], default_root_dir=paths.checkpoints)
     except (MisconfigurationException, ValueError, RuntimeError) as exc:
         raise ConfigError(f"train_seq2seq.trainer: {str(exc).splitlines()[0]}") from None
     return trainer, history, schedule
