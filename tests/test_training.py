@@ -2,6 +2,7 @@ import json
 import math
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -20,6 +21,7 @@ from attention_lab.config import ConfigError, from_mapping
 from attention_lab.data.batching import TokenBatchSampler
 from attention_lab.data.splits import SplitParams
 from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer, TokenizerParams
+from attention_lab.errors import run_main
 from attention_lab.inference.model_file import load_model
 from attention_lab.inference.translator import Translator
 from attention_lab.tracking.run import Run
@@ -245,6 +247,38 @@ def test_killed_run_resumes_and_continues_the_same_history(paths, monkeypatch):
     resumed_model = torch.load(paths.out / "model.pt", weights_only=True)["state_dict"]
     assert all(torch.equal(uninterrupted_model[k], resumed_model[k]) for k in uninterrupted_model)
     assert json.loads((paths.out / "mlflow_run.json").read_text())["run_id"] == state["mlflow_run_id"]
+
+
+class SigtermAfterFirstValidation(pl.Callback):
+    """`kill PID`, as a scheduler preempting the job sends it, once the first validation's
+    checkpoints are saved."""
+
+    def on_validation_end(self, trainer, pl_module) -> None:
+        if not trainer.sanity_checking and trainer.global_step > 0 and not hasattr(self, "step"):
+            assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_DFL, None)  # else it would end pytest
+            self.step = trainer.global_step
+            os.kill(os.getpid(), signal.SIGTERM)
+
+
+def test_sigterm_ends_the_stage_in_one_line_with_exit_143_and_the_run_resumes(paths, monkeypatch, capsys):
+    """Lightning stops at the next batch with a SystemExit that has no status: the stage would exit
+    0 with no outputs and no word of why."""
+    params, off, term = tiny_params(trainer={"max_epochs": 2, "validations": 4}), MlflowParams(enabled=False), \
+        SigtermAfterFirstValidation()
+    handler = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(SystemExit) as stopped:
+        run_main(lambda: train_with(paths, params, [term], monkeypatch, off))
+    assert stopped.value.code == 143
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "error: terminated (SIGTERM) at the next batch; the run resumes from its last validation's checkpoint "
+        "when the stage runs again")
+    assert signal.getsignal(signal.SIGTERM) == handler  # Lightning put the process's handler back
+    assert not (paths.reports / "history.csv").exists()
+    assert torch.load(paths.checkpoints / "last.ckpt", weights_only=True)["global_step"] == term.step
+    counter = StepCounter()
+    metrics = train_with(paths, params, [counter], monkeypatch, off)
+    assert "Resuming the interrupted run" in capsys.readouterr().err
+    assert counter.steps == metrics["updates"] - term.step
 
 
 def model_weights(paths: TrainPaths) -> dict:

@@ -13,6 +13,12 @@ class UserError(Exception):
     """Bad input (a file, a param, a command-line value): reported as one line, never a traceback."""
 
 
+class Terminated(BaseException):
+    """The process was asked to stop (SIGTERM: `kill`, a scheduler's preemption) and did: exit 143,
+    as a shell reports a process SIGTERM ended. A BaseException, as KeyboardInterrupt, so that no
+    `except Exception` takes it for a failure to recover from."""
+
+
 def write_stdout(text: str) -> None:
     """`sys.stdout.write`, whose failure (a full disk, a closed pipe) names stdout."""
     try:
@@ -35,6 +41,8 @@ def run_main(main: Callable[[], None]) -> None:
         fail(str(exc), 2)
     except KeyboardInterrupt:
         fail("interrupted", 130)
+    except Terminated as exc:
+        fail(str(exc), 143)
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
         fail(f"{where}{exc.strerror or exc}", 1)

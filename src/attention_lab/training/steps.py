@@ -19,10 +19,12 @@ import pytorch_lightning as pl
 import torch
 from matplotlib.figure import Figure
 from pytorch_lightning.utilities import rank_zero_only
+from pytorch_lightning.utilities.exceptions import SIGTERMException
 
 from attention_lab.atomic import write_json
 from attention_lab.config import ConfigError, flatten, to_dict
 from attention_lab.data.tokenizer import Tokenizer
+from attention_lab.errors import Terminated
 from attention_lab.inference.model_file import save_model
 from attention_lab.model.encoder_decoder import EncoderDecoder
 from attention_lab.tracking import store as tracking
@@ -100,6 +102,9 @@ def fit(job: Job) -> bool:
                 path.unlink(missing_ok=True)
             if isinstance(exc, DivergedError):
                 job.state.discard()
+        if isinstance(exc, SIGTERMException):  # a SystemExit without a status: the process would exit 0
+            raise Terminated("terminated (SIGTERM) at the next batch; the run resumes from its last validation's "
+                             "checkpoint when the stage runs again") from None
         kernels = job.params.trainer.attention_kernels
         if kernels and isinstance(exc, RuntimeError) and "No viable backend for scaled_dot" in str(exc):
             raise ConfigError(f"train_seq2seq.trainer.attention_kernels: none of {list(kernels)} computes this model's "
