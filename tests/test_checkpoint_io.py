@@ -69,7 +69,7 @@ def test_a_failed_write_is_raised_at_the_end_and_no_write_follows_it(held, tmp_p
         writer.save_checkpoint({"state_dict": {"w": torch.ones(2)}}, tmp_path / "last.ckpt")
 
 
-def test_a_fit_ending_on_its_own_error_keeps_it_and_still_waits_for_the_writes(held, tmp_path):
+def test_a_fit_ending_on_its_own_error_keeps_it_and_still_waits_for_the_writes(held, tmp_path, capsys):
     gate, threads = held
     writer = BackgroundCheckpointIO()
     for name in ("last", "full"):
@@ -82,3 +82,5 @@ def test_a_fit_ending_on_its_own_error_keeps_it_and_still_waits_for_the_writes(h
             writer.teardown()
             raise
     assert len(threads) == 2 and [p.name for p in tmp_path.iterdir()] == ["last.ckpt"]
+    assert capsys.readouterr().err == ("warning: a checkpoint was not written: [Errno 28] No space left on device: "
+                                       f"'{tmp_path / 'full.ckpt'}'\n")

@@ -270,8 +270,8 @@ def test_sigterm_ends_the_stage_in_one_line_with_exit_143_and_the_run_resumes(pa
         run_main(lambda: train_with(paths, params, [term], monkeypatch, off))
     assert stopped.value.code == 143
     assert capsys.readouterr().err.splitlines()[-1] == (
-        "error: terminated (SIGTERM) at the next batch; the run resumes from its last validation's checkpoint "
-        "when the stage runs again")
+        "error: terminated (SIGTERM); the run resumes from its last validation's checkpoint when the stage "
+        "runs again")
     assert signal.getsignal(signal.SIGTERM) == handler  # Lightning put the process's handler back
     assert not (paths.reports / "history.csv").exists()
     assert torch.load(paths.checkpoints / "last.ckpt", weights_only=True)["global_step"] == term.step
@@ -314,6 +314,28 @@ def test_a_run_killed_at_its_first_validation_resumes_to_the_same_steps_validati
     resumed = train_with(paths, params, [counter], monkeypatch, off)
     assert counter.steps == metrics["updates"] - first  # the rest of the run, not one batch again
     assert history(paths) == uninterrupted  # the same validation steps, losses, scores and rates
+    assert {k: v for k, v in resumed.items() if k not in TIMINGS} == {
+        k: v for k, v in metrics.items() if k not in TIMINGS}
+    resumed_weights = model_weights(paths)
+    assert all(torch.equal(weights[k], resumed_weights[k]) for k in weights)
+
+
+def test_a_run_stopped_while_scoring_its_average_resumes_at_its_end(paths, monkeypatch):
+    params = tiny_params(**{**RANDOMNESS, "trainer": {"max_epochs": 2, "validations": 4, **RANDOMNESS["trainer"]}})
+    off = MlflowParams(enabled=False)
+    metrics = train_seq2seq(params, off, paths)
+    uninterrupted, weights = history(paths), model_weights(paths)
+    def killed(*args, **kwargs):  # the validation after training that scores the last validations' average
+        raise Interrupt
+
+    with monkeypatch.context() as patch, pytest.raises(Interrupt):
+        patch.setattr(pl.Trainer, "validate", killed)
+        train_seq2seq(params, off, paths)
+    assert not (paths.reports / "history.csv").exists()  # no partial output
+    counter = StepCounter()
+    resumed = train_with(paths, params, [counter], monkeypatch, off)
+    assert counter.steps == 0  # not trained again: the average scored, the model exported
+    assert history(paths) == uninterrupted
     assert {k: v for k, v in resumed.items() if k not in TIMINGS} == {
         k: v for k, v in metrics.items() if k not in TIMINGS}
     resumed_weights = model_weights(paths)

@@ -52,8 +52,8 @@ def on_host(checkpoint: dict[str, Any]) -> dict[str, Any]:
 class BackgroundCheckpointIO(AsyncCheckpointIO):
     """`AtomicCheckpointIO` in Lightning's writer thread, fed `on_host` copies. A failed write is
     raised at the next save or at teardown, and stops every write after it. Teardown called while
-    an exception ends the fit waits for the writes but raises none of theirs: the run's own error
-    (a diverged loss, Ctrl-C) is the one to report."""
+    an exception ends the fit waits for the writes and warns of a failed one rather than raising
+    it: the run's own error (a diverged loss, Ctrl-C) is the one to report."""
 
     def __init__(self) -> None:
         super().__init__(AtomicCheckpointIO())
@@ -79,3 +79,5 @@ class BackgroundCheckpointIO(AsyncCheckpointIO):
             self._executor = None
         if self._error is not None and not ending_on_an_error:
             raise self._error
+        if self._error is not None:  # said, not raised: the run's own error is the one to report
+            print(f"warning: a checkpoint was not written: {self._error}", file=sys.stderr, flush=True)

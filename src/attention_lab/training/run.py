@@ -22,7 +22,7 @@ from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer
 from attention_lab.model.seq2seq import build_model, check_joint
 from attention_lab.tracking import store as tracking
 from attention_lab.training.allocator import keep_freed_memory
-from attention_lab.training.averaging import LastWeights, score_average
+from attention_lab.training.averaging import LastWeights
 from attention_lab.training.callbacks import (
     NEVER,
     EpochLength,
@@ -157,8 +157,7 @@ def train_seq2seq(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: T
     if job.start.trained:
         metrics = restore(job)
     else:
-        writer = fit(job)
-        average = score_average(job.trainer, job.module, job.datamodule)  # a validation: every process
+        writer, average = fit(job)
         if not writer:
             return None
         metrics = export(job, average)

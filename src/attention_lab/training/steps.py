@@ -30,7 +30,7 @@ from attention_lab.model.encoder_decoder import EncoderDecoder
 from attention_lab.tracking import store as tracking
 from attention_lab.tracking.record import record_training
 from attention_lab.plotting import curves
-from attention_lab.training.averaging import SCORES, LastWeights, keep_better
+from attention_lab.training.averaging import SCORES, LastWeights, keep_better, score_average
 from attention_lab.training.callbacks import History
 from attention_lab.training.datamodule import TranslationDataModule
 from attention_lab.tracking.lightning_logger import make_logger
@@ -77,10 +77,11 @@ def recorded_params(paths: TrainPaths, tokenizer: Tokenizer, params: Seq2SeqPara
     return flatten({"split": split, "train_tokenizer": to_dict(tokenizer.params), "train_seq2seq": to_dict(params)})
 
 
-def fit(job: Job) -> bool:
-    """Train, from the resume checkpoint if there is one, logging metrics to MLflow; True on the
-    process that writes the outputs (rank 0). A failed run leaves no reports; a diverged one, which
-    would only diverge again, no resume state either."""
+def fit(job: Job) -> tuple[bool, dict | None]:
+    """Train, from the resume checkpoint if there is one, logging metrics to MLflow, then score the
+    average of the last validations (`averaging.score_average`); returns whether this is the
+    process that writes the outputs (rank 0), and the average's scores. A failed run leaves no
+    reports; a diverged one, which would only diverge again, no resume state either."""
     logger = make_logger(job.mlflow, job.client, job.start.run_id)
     if logger is not None:
         job.trainer.logger = logger
@@ -96,6 +97,7 @@ def fit(job: Job) -> bool:
     warnings.filterwarnings("ignore", message=r"You're resuming from a checkpoint that ended before the epoch")
     try:
         job.trainer.fit(job.module, datamodule=job.datamodule, ckpt_path=job.start.checkpoint, weights_only=True)
+        average = score_average(job.trainer, job.module, job.datamodule)  # a validation: every process
     except BaseException as exc:
         if job.trainer.is_global_zero:
             for path in reports(job.paths):
@@ -103,16 +105,16 @@ def fit(job: Job) -> bool:
             if isinstance(exc, DivergedError):
                 job.state.discard()
         if isinstance(exc, SIGTERMException):  # a SystemExit without a status: the process would exit 0
-            raise Terminated("terminated (SIGTERM) at the next batch; the run resumes from its last validation's "
-                             "checkpoint when the stage runs again") from None
+            raise Terminated("terminated (SIGTERM); the run resumes from its last validation's checkpoint when "
+                             "the stage runs again") from None
         kernels = job.params.trainer.attention_kernels
         if kernels and isinstance(exc, RuntimeError) and "No viable backend for scaled_dot" in str(exc):
             raise ConfigError(f"train_seq2seq.trainer.attention_kernels: none of {list(kernels)} computes this model's "
                               f"attention on {job.trainer.strategy.root_device.type}; add math, or set null for "
                               "PyTorch's choice") from exc
         raise
-    job.state.finish()
-    return job.trainer.is_global_zero
+    job.state.finish()  # once the average is scored: a run stopped in that validation resumes at its end
+    return job.trainer.is_global_zero, average
 
 
 def training_metrics(history: list[dict], model: EncoderDecoder) -> dict:
