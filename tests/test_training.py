@@ -320,6 +320,23 @@ def test_a_run_killed_at_its_first_validation_resumes_to_the_same_steps_validati
     assert all(torch.equal(weights[k], resumed_weights[k]) for k in weights)
 
 
+class CtrlC(pl.Callback):
+    def on_train_batch_start(self, trainer, pl_module, batch, batch_idx) -> None:
+        if trainer.global_step == 3:
+            raise KeyboardInterrupt
+
+
+def test_ctrl_c_ends_the_stage_in_one_line_with_exit_130(paths, monkeypatch, capsys):
+    """Lightning catches Ctrl-C and exits 1 after its own line; the stage's `interrupted` is 130."""
+    handler = signal.getsignal(signal.SIGINT)
+    monkeypatch.setattr(signal, "signal", lambda *args: handler)  # Lightning would ignore SIGINT from here on
+    with pytest.raises(SystemExit) as stopped:
+        run_main(lambda: train_with(paths, tiny_params(), [CtrlC()], monkeypatch, MlflowParams(enabled=False)))
+    assert stopped.value.code == 130
+    assert capsys.readouterr().err.splitlines()[-1] == "error: interrupted"
+    assert not (paths.reports / "history.csv").exists() and (paths.checkpoints / "run.json").is_file()
+
+
 def test_a_run_stopped_while_scoring_its_average_resumes_at_its_end(paths, monkeypatch):
     params = tiny_params(**{**RANDOMNESS, "trainer": {"max_epochs": 2, "validations": 4, **RANDOMNESS["trainer"]}})
     off = MlflowParams(enabled=False)

@@ -107,6 +107,8 @@ def fit(job: Job) -> tuple[bool, dict | None]:
         if isinstance(exc, SIGTERMException):  # a SystemExit without a status: the process would exit 0
             raise Terminated("terminated (SIGTERM); the run resumes from its last validation's checkpoint when "
                              "the stage runs again") from None
+        if isinstance(exc, SystemExit) and isinstance(exc.__context__, KeyboardInterrupt):
+            raise KeyboardInterrupt from None  # Lightning's exit 1 for Ctrl-C: the CLI's "interrupted", 130
         kernels = job.params.trainer.attention_kernels
         if kernels and isinstance(exc, RuntimeError) and "No viable backend for scaled_dot" in str(exc):
             raise ConfigError(f"train_seq2seq.trainer.attention_kernels: none of {list(kernels)} computes this model's "
