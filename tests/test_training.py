@@ -263,8 +263,8 @@ class SigtermAfterFirstValidation(pl.Callback):
 def test_sigterm_ends_the_stage_in_one_line_with_exit_143_and_the_run_resumes(paths, monkeypatch, capsys):
     """Lightning stops at the next batch with a SystemExit that has no status: the stage would exit
     0 with no outputs and no word of why."""
-    params, off, term = tiny_params(trainer={"max_epochs": 2, "validations": 4}), MlflowParams(enabled=False), \
-        SigtermAfterFirstValidation()
+    params, off = tiny_params(trainer={"max_epochs": 2, "validations": 4}), MlflowParams(enabled=False)
+    term = SigtermAfterFirstValidation()
     handler = signal.getsignal(signal.SIGTERM)
     with pytest.raises(SystemExit) as stopped:
         run_main(lambda: train_with(paths, params, [term], monkeypatch, off))
@@ -342,6 +342,7 @@ def test_a_run_stopped_while_scoring_its_average_resumes_at_its_end(paths, monke
     off = MlflowParams(enabled=False)
     metrics = train_seq2seq(params, off, paths)
     uninterrupted, weights = history(paths), model_weights(paths)
+
     def killed(*args, **kwargs):  # the validation after training that scores the last validations' average
         raise Interrupt
 

@@ -73,11 +73,11 @@ class BackgroundCheckpointIO(AsyncCheckpointIO):
             self._error = exc
 
     def teardown(self) -> None:
-        ending_on_an_error = sys.exc_info()[1] is not None
         if self._executor is not None:
             self._executor.shutdown(wait=True)
             self._executor = None
-        if self._error is not None and not ending_on_an_error:
+        if self._error is None:
+            return
+        if sys.exc_info()[1] is None:  # no exception is ending the fit
             raise self._error
-        if self._error is not None:  # said, not raised: the run's own error is the one to report
-            print(f"warning: a checkpoint was not written: {self._error}", file=sys.stderr, flush=True)
+        print(f"warning: a checkpoint was not written: {self._error}", file=sys.stderr, flush=True)
