@@ -1,5 +1,6 @@
-"""Any casing: an all-capitals or Title Case line is translated as its sentence-cased form and given
-back in its own casing; every comparison is with the same model's translation of the expected input."""
+"""Any casing: an all-capitals, Title Case or lower-case line is translated as its sentence-cased form
+and given back in its own casing; every comparison is with the same model's translation of the
+expected input."""
 
 import pytest
 import torch
@@ -22,8 +23,10 @@ def translator(trained_model) -> Translator:
     ("I Have To Finish This First.", "title"), ("« Where Is The Station? »", "title"),
     ("I see the cat.", "as written"), ("I.", "as written"), ("OK", "upper"), ("Tom Jackson.", "as written"),
     ("I like NASA.", "as written"), ("", "as written"), ("123.", "as written"),
+    ("i see the cat.", "lower"), ("« where is it? »", "lower"), ("iPhone is here.", "lower"), ("i.", "as written"),
+    ("42 cats.", "as written"), ("« 3 cats »", "as written"),
 ])
-def test_casing_tells_upper_and_title_case_from_a_sentence(sentence, expected):
+def test_casing_tells_upper_title_and_lower_case_from_a_sentence(sentence, expected):
     assert casing(sentence) == expected
 
 
@@ -37,6 +40,11 @@ def test_sentence_casing_keeps_i_and_the_names_the_model_knows_capitalised():
     assert sentence_cased("The Cat Is Here.", pieces) == "The cat is here."
     assert sentence_cased("« WHERE IS IT? »", pieces) == "« Where is it? »"
     assert recased("Je t'aime.", "upper") == "JE T'AIME." and recased("Je t'aime.", "title") == "Je t'aime."
+    # A lower-case sentence's own capitals are kept: its names, a word as `iPhone`, even first.
+    assert sentence_cased("tom and i'm in paris.", pieces, keep_capitals=True) == "Tom and I'm in Paris."
+    assert sentence_cased("i met Anna in paris.", pieces, keep_capitals=True) == "I met Anna in Paris."
+    assert sentence_cased("iPhone is here.", pieces, keep_capitals=True) == "iPhone is here."
+    assert sentence_cased("I met Anna.", pieces) == "I met anna." and recased("J'ai.", "lower") == "J'ai."
 
 
 # The tiny corpus has no capital L: in `WE LIKE` it is no character to carry, but read as `l`.
@@ -48,10 +56,11 @@ def test_an_all_caps_line_is_the_translation_of_its_sentence_cased_form_upper_ca
     assert upper.text == plain.text.upper() and upper.source == sentence.upper()
 
 
-def test_a_title_case_line_is_the_translation_of_its_sentence_cased_form(translator):
+@pytest.mark.parametrize("line", ["I See The Cat.", "i see the cat."])
+def test_a_title_or_lower_case_line_is_the_translation_of_its_sentence_cased_form(translator, line):
     [plain] = translator.translate([PLAIN])
-    [title] = translator.translate(["I See The Cat."])
-    assert title.src_pieces == plain.src_pieces and title.text == plain.text
+    [cased] = translator.translate([line])
+    assert cased.src_pieces == plain.src_pieces and cased.text == plain.text and cased.source == line
 
 
 def test_each_sentence_of_a_line_keeps_its_own_casing(translator):

@@ -1,4 +1,4 @@
-"""Text in, text out: sentence splitting, carrying of characters the model cannot read, casing,
+"""Text in, text out: sentence splitting, carrying of characters the model cannot read, casing, end marks,
 tokenizer, batched search, `<unk>` replacement and the number check, around a trained model.
 
 Imports nothing from Lightning, MLflow or DVC: translating needs only the model file.
@@ -21,6 +21,7 @@ from attention_lab.data.numbers import missing_numbers
 from attention_lab.data.special_tokens import EOS, UNK, UNK_ID
 from attention_lab.errors import UserError
 from attention_lab.inference.casing import Casing, casing, recased, sentence_cased
+from attention_lab.inference.end_mark import with_end_mark
 from attention_lab.inference.model_file import LoadedModel, load_model
 from attention_lab.inference.number_constraint import NumberConstraint
 from attention_lab.inference.search import run_search
@@ -126,15 +127,17 @@ class Translator:
 
     def sentences(self, lines: Sequence[str], search: SearchParams) -> list[Sentence]:
         """The sentences of `lines` in order (each line whole when `search.split_sentences` is off),
-        without the characters the model cannot read, in the corpus's casing."""
+        without the characters the model cannot read, in the corpus's casing, each with an end mark."""
         src = self.tokenizer.src
         found = []
         for i, line in enumerate(lines):
             for sentence in split(line) if search.split_sentences else [line]:
                 # Cased first: a capital the vocabulary lacks (`L` of `LIKE`) is no character to carry.
                 case = casing(sentence)
-                cased = sentence if case == "as written" else sentence_cased(clean(sentence), src.pieces)
-                found.append(Sentence(i, *take_out(cased, src.reads), case))
+                cased = (sentence if case == "as written"
+                         else sentence_cased(clean(sentence), src.pieces, keep_capitals=case == "lower"))
+                text, carried = take_out(cased, src.reads)
+                found.append(Sentence(i, with_end_mark(text), carried, case))
         return found
 
     def encode(self, lines: Sequence[str], search: SearchParams) -> list[list[int]]:

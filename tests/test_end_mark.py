@@ -1,0 +1,58 @@
+"""A sentence typed without its end mark is read with the one the corpus would write; every
+comparison is with the same model's translation of the sentence written with it."""
+
+import pytest
+import torch
+
+from attention_lab.inference.end_mark import with_end_mark
+from attention_lab.inference.translator import SearchParams, Translator
+
+torch.set_num_threads(1)
+
+
+@pytest.fixture(scope="module")
+def translator(trained_model) -> Translator:
+    return Translator.load(trained_model, "cpu")
+
+
+@pytest.mark.parametrize("sentence, expected", [
+    ("I see the cat", "I see the cat."), ("Where is the cat", "Where is the cat?"),
+    ("how's it going", "how's it going?"), ("Can you help me", "Can you help me?"), ("Is Tom here", "Is Tom here?"),
+    ("Does it hurt", "Does it hurt?"), ("Do the kids know", "Do the kids know?"), ("Don’t you see", "Don’t you see?"),
+    ("What a day", "What a day!"), ("Do it now", "Do it now."), ("Don't do that", "Don't do that."),
+    ("Have a seat", "Have a seat."), ("Have fun", "Have fun."), ("Can't stop", "Can't stop."),
+    ("He said \"hi\"", "He said \"hi\"."), ("It rose 15%", "It rose 15%."), ("I see the cat  ", "I see the cat."),
+    ("You know him, don't you", "You know him, don't you?"), ("So, what's up", "So, what's up?"),
+    ("Oh, what a day", "Oh, what a day!"), ("When I got home, I slept", "When I got home, I slept."),
+    ("Where is it, please", "Where is it, please?"),
+])
+def test_a_sentence_without_an_end_mark_gets_the_one_its_first_words_call_for(sentence, expected):
+    assert with_end_mark(sentence) == expected
+
+
+@pytest.mark.parametrize("sentence", [
+    "I see the cat.", "Where is it?", "Stop!", "Wait…", "He said \"hi.\"", "« Où ? »", "Well,", "Then:", "", "🐱 ♥",
+])
+def test_a_sentence_with_an_end_mark_or_no_word_is_kept_as_it_is(sentence):
+    assert with_end_mark(sentence) == sentence
+
+
+@pytest.mark.parametrize("line, read", [
+    ("I see the cat", "I see the cat."), ("i see the cat", "I see the cat."),
+    ("We like the book", "We like the book."), ("I see the cat 🐱", "I see the cat."),
+])
+def test_a_line_without_an_end_mark_is_the_translation_of_the_line_with_it(translator, line, read):
+    for search in (SearchParams(beam_size=1), SearchParams(beam_size=3)):
+        [typed] = translator.translate([line], search)
+        [written] = translator.translate([read], search)
+        assert typed.src_pieces == written.src_pieces and typed.source == line
+        assert typed.text.replace("🐱", "").split() == written.text.split()
+
+
+def test_each_sentence_of_a_line_gets_its_own_end_mark(translator):
+    [first] = translator.translate(["I see the cat."])
+    [second] = translator.translate(["We like the book."])
+    [line] = translator.translate(["I see the cat. we like the book"])
+    assert line.text == f"{first.text} {second.text}"
+    [whole] = translator.translate(["I see the cat"], SearchParams(split_sentences=False))
+    assert whole.src_pieces == first.src_pieces
