@@ -247,20 +247,26 @@ def test_the_cli_imports_nothing_of_the_training_stack(stages):
     assert not training_only(imported), training_only(imported)
 
 
-def test_evaluate_reports_number_fidelity_and_the_casing_checks(stages, monkeypatch):
+def test_evaluate_reports_number_fidelity_and_the_input_checks(stages, monkeypatch):
     test = pd.DataFrame({"src": ["I see the cat.", "We like the book.", "I see 3 cats.", "You take 12 cars."],
                          "tgt": ["Je vois le chat.", "Nous aimons le livre.", "Je vois 3 chats.",
                                  "Tu prends douze voitures."]})
     translator = Translator.load(stages["model"], "cpu")
-    params = EvaluateParams(search=SearchParams(beam_size=2), casing_checks=True)
+    params = EvaluateParams(search=SearchParams(beam_size=2), input_checks=True)
+    read = []
+    monkeypatch.setattr(translator, "translate", lambda lines, *args, translate=translator.translate, **kwargs:
+                        read.append(list(lines)) or translate(lines, *args, **kwargs))
     metrics, _, _ = score_test_split(translator, test, params)
+    sources = list(test["src"])
+    assert [line.lower() for line in sources] in read and [line[:-1] for line in sources] in read
     # The tiny corpus has no digits: the model cannot read them and carries them to its output.
     assert metrics["beam"]["number_sources"] == metrics["greedy"]["number_sources"] == 2
     assert metrics["beam"]["number_fidelity"] == 1.0
-    # Sentence-cased sources without names read the same upper-cased or in Title Case.
-    assert metrics["casing"] == {"upper_bleu": metrics["greedy"]["bleu"], "title_bleu": metrics["greedy"]["bleu"]}
+    # Sentence-cased sources without names read the same upper-, Title or lower-cased, or unpunctuated.
+    assert metrics["inputs"] == {f"{name}_bleu": metrics["greedy"]["bleu"]
+                                 for name in ("upper", "title", "lower", "unpunctuated")}
     monkeypatch.setattr("attention_lab.inference.translator.put_back",
                         lambda carried, source, pieces, attention, src, tgt: tgt.join(pieces))
     metrics, _, _ = score_test_split(translator, test, EvaluateParams(search=SearchParams(beam_size=2)))
     # Dropped, "3" is missing, and asked for; "12" is missing too, but the reference spells it out.
-    assert metrics["beam"]["number_fidelity"] == 0.5 and "casing" not in metrics
+    assert metrics["beam"]["number_fidelity"] == 0.5 and "inputs" not in metrics

@@ -1,6 +1,6 @@
 """Test-split scoring: corpus BLEU/chrF and number fidelity for greedy and beam search, BLEU and
-length ratio by source length, speed, BLEU of the sources upper-cased and in Title Case, and d2l's
-own BLEU table (§10.7) on its four example sentences.
+length ratio by source length, speed, BLEU of the sources as people also type them (upper-cased, Title
+Case, lower-cased, without end marks), and d2l's own BLEU table (§10.7) on its four example sentences.
 
 Hypotheses are the translator's text and references the corpus' raw French, so scores compare
 across tokenizers (word or subword) and against any other system scored the same way.
@@ -8,6 +8,7 @@ across tokenizers (word or subword) and against any other system scored the same
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -33,8 +34,9 @@ class EvaluateParams:
     search: SearchParams = field(default_factory=SearchParams)
     length_buckets: tuple[int, ...] = (4, 6, 8, 10, 13)  # upper bounds of source-length buckets (words)
     max_sentences: int | None = param(None, ge=1)  # evaluate only the first N test sources
-    # Greedy BLEU of the test sources upper-cased and in Title Case (the translator reads any casing).
-    casing_checks: bool = False
+    # Greedy BLEU of the test sources as people also type them: upper-cased, in Title Case, lower-cased
+    # and without their end marks (the translator reads each: inference/casing.py, inference/end_mark.py).
+    input_checks: bool = False
 
     def validate(self) -> None:
         if list(self.length_buckets) != sorted(set(self.length_buckets)) or not self.length_buckets:
@@ -72,8 +74,8 @@ def score_test_split(translator: Translator, test: pd.DataFrame,
         texts = [t.text for t in outputs[name]]
         metrics[name] = {**corpus_scores(texts, refs), **number_fidelity(src_text, texts, refs),
                          "beam_size": search.beam_size, "sentences_per_s": round(len(src_text) / seconds, 1)}
-    if params.casing_checks:
-        metrics["casing"] = casing_scores(translator, src_text, refs, replace(params.search, beam_size=1))
+    if params.input_checks:
+        metrics["inputs"] = input_scores(translator, src_text, refs, replace(params.search, beam_size=1))
     beam = outputs["beam"]
     rows = pd.DataFrame({
         "source": src_text, "hypothesis": [t.text for t in beam], "references": [" ||| ".join(r) for r in refs],
@@ -98,13 +100,19 @@ def title_case(text: str) -> str:
     return " ".join(word[:1].upper() + word[1:] for word in text.split(" "))
 
 
-def casing_scores(translator: Translator, sources: Sequence[str], refs: Sequence[Sequence[str]],
-                  search: SearchParams) -> dict:
-    """BLEU (case-insensitive, as `corpus_scores`) of the translations of `sources` upper-cased and
-    in Title Case, under `search`."""
+def without_end_mark(text: str) -> str:
+    """`text` without the marks that end it: `I see it!` -> `I see it`, `« Où ? »` -> `« Où »`."""
+    return re.sub(r"\s*[.!?…]+(?=[\s\"'»”’)\]}]*$)", "", text)
+
+
+def input_scores(translator: Translator, sources: Sequence[str], refs: Sequence[Sequence[str]],
+                 search: SearchParams) -> dict:
+    """BLEU (case-insensitive, as `corpus_scores`) of the translations of `sources` upper-cased, in
+    Title Case, lower-cased and without their end marks, under `search`."""
     scores = {}
-    for name, cased in (("upper", str.upper), ("title", title_case)):
-        texts = [t.text for t in translator.translate([cased(s) for s in sources], search)]
+    for name, typed in (("upper", str.upper), ("title", title_case), ("lower", str.lower),
+                        ("unpunctuated", without_end_mark)):
+        texts = [t.text for t in translator.translate([typed(s) for s in sources], search)]
         scores[f"{name}_bleu"] = corpus_scores(texts, refs)["bleu"]
     return scores
 

@@ -1,0 +1,51 @@
+"""Greedy BLEU of a split's sources as people also type them (docs/trust.md): as written, upper-cased,
+in Title Case, lower-cased, with the first letter lowered, without end marks, and lower-cased without
+end marks; then whether the beam translations of the test split as written are those of the
+evaluate stage's translations.tsv. It uses only what every version of the translator has, so it
+scores an older checkout's code too: `PYTHONPATH=<checkout>/src python docs/typed_inputs.py ...`.
+
+    python docs/typed_inputs.py models/seq2seq artifacts/splits valid reports/evaluate/translations.tsv
+"""
+
+import csv
+import re
+import sys
+
+from attention_lab.data.splits import load_split, references
+from attention_lab.evaluation.bleu import corpus_scores
+from attention_lab.inference.translator import SearchParams, Translator
+
+
+def unpunctuated(text: str) -> str:
+    return re.sub(r"\s*[.!?…]+(?=[\s\"'»”’)\]}]*$)", "", text)
+
+
+TYPED = {
+    "as written": lambda s: s,
+    "upper": str.upper,
+    "title": lambda s: " ".join(word[:1].upper() + word[1:] for word in s.split(" ")),
+    "lower": str.lower,
+    "first letter lowered": lambda s: s[:1].lower() + s[1:],
+    "no end mark": unpunctuated,
+    "lower, no end mark": lambda s: unpunctuated(s.lower()),
+}
+
+
+def main(model: str, splits: str, split: str, translations: str | None = None) -> None:
+    translator = Translator.load(model, "cpu")
+    refs = references(load_split(splits, split))
+    sources = list(refs.index)
+    for name, typed in TYPED.items():
+        texts = [t.text for t in translator.translate([typed(s) for s in sources], SearchParams(beam_size=1))]
+        print(f"{split} {name:22s} greedy BLEU {corpus_scores(texts, [list(r) for r in refs])['bleu']:6.2f}", flush=True)
+    if translations:
+        test = list(references(load_split(splits, "test")).index)
+        beam = [t.text for t in translator.translate(test, SearchParams())]
+        with open(translations, encoding="utf-8") as handle:
+            before = [row["hypothesis"] for row in csv.DictReader(handle, delimiter="\t")]
+        print(f"test beam translations unlike {translations}'s: {sum(a != b for a, b in zip(beam, before))} "
+              f"of {len(before)}")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
