@@ -13,17 +13,19 @@ import sys
 
 from attention_lab.data.splits import load_split, references
 from attention_lab.evaluation.bleu import corpus_scores
+from attention_lab.evaluation.report import title_case
 from attention_lab.inference.translator import SearchParams, Translator
 
 
 def unpunctuated(text: str) -> str:
+    """`evaluation.report.without_end_mark`, which the code before 2026-11-27 lacks."""
     return re.sub(r"\s*[.!?…]+(?=[\s\"'»”’)\]}]*$)", "", text)
 
 
 TYPED = {
     "as written": lambda s: s,
     "upper": str.upper,
-    "title": lambda s: " ".join(word[:1].upper() + word[1:] for word in s.split(" ")),
+    "title": title_case,
     "lower": str.lower,
     "first letter lowered": lambda s: s[:1].lower() + s[1:],
     "no end mark": unpunctuated,
@@ -37,7 +39,8 @@ def main(model: str, splits: str, split: str, translations: str | None = None) -
     sources = list(refs.index)
     for name, typed in TYPED.items():
         texts = [t.text for t in translator.translate([typed(s) for s in sources], SearchParams(beam_size=1))]
-        print(f"{split} {name:22s} greedy BLEU {corpus_scores(texts, [list(r) for r in refs])['bleu']:6.2f}", flush=True)
+        bleu = corpus_scores(texts, [list(r) for r in refs])["bleu"]
+        print(f"{split} {name:22s} greedy BLEU {bleu:6.2f}", flush=True)
     if translations:
         test = list(references(load_split(splits, "test")).index)
         beam = [t.text for t in translator.translate(test, SearchParams())]

@@ -44,6 +44,8 @@ def test_sentence_casing_keeps_i_and_the_names_the_model_knows_capitalised():
     assert sentence_cased("tom and i'm in paris.", pieces, keep_capitals=True) == "Tom and I'm in Paris."
     assert sentence_cased("i met Anna in paris.", pieces, keep_capitals=True) == "I met Anna in Paris."
     assert sentence_cased("iPhone is here.", pieces, keep_capitals=True) == "iPhone is here."
+    assert sentence_cased("« iPhone is here. »", pieces, keep_capitals=True) == "« iPhone is here. »"
+    assert sentence_cased("« tom is here. »", pieces, keep_capitals=True) == "« Tom is here. »"
     assert sentence_cased("I met Anna.", pieces) == "I met anna." and recased("J'ai.", "lower") == "J'ai."
 
 

@@ -47,7 +47,8 @@ def sentence_cased(sentence: str, pieces: Callable[[str], list], keep_capitals: 
     words = sentence.split(" ")
     decided = [not keep_capitals or word == word.lower() for word in words]
     cased = " ".join(word_cased(word, pieces) if decide else word for word, decide in zip(words, decided))
-    return capitalized(cased) if decided[0] else cased
+    first = next((decide for word, decide in zip(words, decided) if any(c.isalpha() for c in word)), True)
+    return capitalized(cased) if first else cased  # `« iPhone` stays
 
 
 def word_cased(word: str, pieces: Callable[[str], list]) -> str:

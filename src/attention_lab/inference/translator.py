@@ -66,7 +66,9 @@ class Translation:
     """One line's translation; a line of several sentences is theirs put together (`joined`)."""
 
     source: str  # the line as given
-    src_pieces: list[str]  # what the model read: pieces (or words, `<unk>` for unknown ones), `<eos>` after each sentence
+    # What the model read: pieces (or words, `<unk>` for unknown ones), `<eos>` after each sentence;
+    # sentence-cased, with the end mark a sentence was typed without (inference/end_mark.py).
+    src_pieces: list[str]
     pieces: list[str]  # output pieces, `<eos>` excluded, any `<unk>` already replaced
     output_labels: list[str]  # an attention row's: its output piece, or `<eos>` where a sentence emitted it
     text: str  # the translation as a person reads it, carried characters in place
@@ -84,7 +86,7 @@ class Translation:
 @dataclass(frozen=True)
 class Sentence:
     line: int  # its line's index in the call
-    text: str  # what the model reads: the sentence without the characters it cannot read, sentence-cased
+    text: str  # what the model reads: the sentence without the characters it cannot read, sentence-cased, ended
     carried: tuple[Carried, ...]
     casing: Casing  # the sentence's own (inference/casing.py), given back to its translation
 
