@@ -16,6 +16,7 @@ from attention_lab.config import param
 from attention_lab.data.archive import CorpusError
 from attention_lab.data.batching import TokenBatchSampler, collate_pairs
 from attention_lab.data.concatenation import concatenated_pairs
+from attention_lab.data.name_augmentation import name_pairs
 from attention_lab.data.number_augmentation import number_pairs
 from attention_lab.data.splits import load_split, references
 from attention_lab.data.tokenizer import Tokenizer
@@ -40,6 +41,9 @@ class DataParams:
     # Number-copying augmentation (data/number_augmentation.py): this fraction of the train pairs
     # again, each a train pair sharing a number between its sides, renumbered; 0 = off. Train only.
     number_fraction: float = param(0.0, ge=0, le=1)
+    # Name-copying augmentation (data/name_augmentation.py): this fraction of the train pairs again,
+    # each a train pair sharing a name between its sides, renamed with made-up names; 0 = off. Train only.
+    name_fraction: float = param(0.0, ge=0, le=1)
 
 
 def pair_lengths(pairs: list[tuple[list[int], list[int]]]) -> list[int]:
@@ -63,8 +67,8 @@ def seeded_sample(count: int, size: int | None, seed: int) -> list[int]:
 
 class TranslationDataModule(pl.LightningDataModule):
     """Encoded train/valid splits from the split and train_tokenizer stages; the train pairs are
-    followed by the joined pairs of `concat_fraction` and the renumbered pairs of `number_fraction`
-    (both seeded by `seed`).
+    followed by the joined pairs of `concat_fraction`, the renumbered pairs of `number_fraction` and
+    the renamed pairs of `name_fraction` (all seeded by `seed`).
 
     Validation has two loaders: (0) a seeded sample of `val_loss_size` valid pairs, for loss and
     perplexity; (1) a seeded sample of `val_bleu_size` distinct valid sources with all their
@@ -86,16 +90,17 @@ class TranslationDataModule(pl.LightningDataModule):
                                   "and a valid split (split.valid_fraction > 0)")
         src, tgt = self.tokenizer.src, self.tokenizer.tgt
         # Augmentations are made here, not in the split stage: the splits and the tokenizer stay the
-        # corpus's own sentences, and trying other settings retrains without re-splitting. Numbers
-        # are replaced in the text, before encoding; pairs are joined as ids, from the corpus's pairs.
-        renumbered = number_pairs(list(zip(frames["train"]["src"], frames["train"]["tgt"])),
-                                  self.params.number_fraction, self.seed)
+        # corpus's own sentences, and trying other settings retrains without re-splitting. Numbers and
+        # names are replaced in the text, before encoding; pairs are joined as ids, from the corpus's pairs.
+        text_pairs = list(zip(frames["train"]["src"], frames["train"]["tgt"]))
+        replaced = (number_pairs(text_pairs, self.params.number_fraction, self.seed)
+                    + name_pairs(text_pairs, self.params.name_fraction, self.seed))
         self.train_pairs, self.valid_pairs = (
             list(zip(src.encode_all(list(f["src"])), tgt.encode_all(list(f["tgt"])))) for f in frames.values())
         self.train_pairs += concatenated_pairs(self.train_pairs, self.params.concat_fraction,
                                                self.params.concat_max, self.seed)
-        self.train_pairs += list(zip(src.encode_all([s for s, _ in renumbered]),
-                                     tgt.encode_all([t for _, t in renumbered])))
+        self.train_pairs += list(zip(src.encode_all([s for s, _ in replaced]),
+                                     tgt.encode_all([t for _, t in replaced])))
         self.valid_loss_pairs = [self.valid_pairs[i] for i in
                                  seeded_sample(len(self.valid_pairs), self.params.val_loss_size, self.seed)]
         refs = references(frames["valid"])

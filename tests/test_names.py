@@ -1,0 +1,76 @@
+"""The renaming augmentation: a pair's shared names replaced alike on both sides by made-up ones,
+train split only."""
+
+import re
+
+import numpy as np
+import pytest
+from conftest import TINY_VOCAB, data_module
+
+from attention_lab.config import ConfigError, from_mapping
+from attention_lab.data.name_augmentation import NAME, name_pairs, renamed, shared_names
+from attention_lab.data.splits import SplitParams, load_split
+from attention_lab.data.tokenizer import TokenizerParams
+from attention_lab.training.datamodule import DataParams
+from attention_lab.training.paths import prepare_data
+
+PAIRS = [("Tom is here.", "Tom est là."), ("Tom met Mary in Boston, Tom said.", "Tom a dit avoir vu Mary à Boston."),
+         ("The cat sleeps.", "Le chat dort."), ("I like Tom's car.", "J'aime la voiture de Tom."),
+         ("Ask Mary, not John.", "Demande à Mary, pas à Jean."), ("No names here.", "Pas de noms ici.")]
+
+
+def test_renaming_replaces_shared_names_alike_with_new_words_and_round_trips():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        for source, target in PAIRS:
+            new_source, new_target, replacements = renamed(source, target, rng)
+            assert list(replacements) == shared_names(source, target)
+            assert "John" not in replacements and "The" not in replacements  # one side only; not a name
+            assert len(set(replacements.values())) == len(replacements)  # no two names merge
+            words = set(re.findall(r"\w+", f"{source} {target}"))
+            for old, new in replacements.items():
+                assert NAME.fullmatch(new) and new not in words
+                assert new_source.count(new) == source.count(old) and new_target.count(new) == target.count(old)
+            undo = {new: old for old, new in replacements.items()}
+            for text, new_text in ((source, new_source), (target, new_target)):
+                assert NAME.sub(lambda m: undo.get(m.group(), m.group()), new_text) == text
+
+
+def test_renamed_pairs_are_seeded_drawn_from_pairs_sharing_a_name_and_off_at_zero():
+    made = name_pairs(PAIRS, fraction=2.0, seed=1)
+    assert len(made) == 2 * len(PAIRS) and made == name_pairs(PAIRS, 2.0, seed=1) != name_pairs(PAIRS, 2.0, 2)
+    shapes = {tuple(NAME.sub("X", side) for side in pair) for pair in PAIRS if shared_names(*pair)}
+    assert {tuple(NAME.sub("X", side) for side in pair) for pair in made} <= shapes
+    assert all(not {"Tom", "Mary", "Boston"} & set(re.findall(r"\w+", " ".join(pair))) for pair in made)
+    assert name_pairs(PAIRS, 0.0, seed=1) == [] and name_pairs(PAIRS[2:3], 1.0, seed=1) == []
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory):
+    from corpus_factory import corpus_text, pairs, write_zip
+
+    root = tmp_path_factory.mktemp("names")
+    corpus = corpus_text(pairs() + [(f"{name} sees the cat.", f"{name} voit le chat.") for name in ("Tom", "Mary")] * 9)
+    return prepare_data(write_zip(root / "fra-eng.zip", corpus), SplitParams(valid_fraction=0.1, test_fraction=0.1),
+                        root, from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
+
+
+def test_only_the_train_pairs_are_renamed_after_the_renumbered_ones(prepared):
+    plain, renamed_data = data_module(prepared, number_fraction=0.1), data_module(prepared, number_fraction=0.1,
+                                                                                  name_fraction=0.5)
+    tokenizer, n = plain.tokenizer, len(plain.train_pairs)
+    train = load_split(prepared.data, "train")
+    made = name_pairs(list(zip(train["src"], train["tgt"])), 0.5, seed=0)
+    assert made and len(renamed_data.train_pairs) == n + len(made) and renamed_data.train_pairs[:n] == plain.train_pairs
+    assert renamed_data.train_pairs[n:] == list(zip(tokenizer.src.encode_all([s for s, _ in made]),
+                                                    tokenizer.tgt.encode_all([t for _, t in made])))
+    assert renamed_data.valid_pairs == plain.valid_pairs and renamed_data.valid_sources == plain.valid_sources
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"name_fraction": -0.1}, "train_seq2seq.name_fraction: must be >= 0"),
+    ({"name_fraction": 1.5}, "train_seq2seq.name_fraction: must be <= 1"),
+])
+def test_the_name_fraction_is_validated(data, message):
+    with pytest.raises(ConfigError, match=message):
+        from_mapping(DataParams, data, "train_seq2seq")
