@@ -36,6 +36,13 @@ def test_renaming_replaces_shared_names_alike_with_new_words_and_round_trips():
                 assert NAME.sub(lambda m: undo.get(m.group(), m.group()), new_text) == text
 
 
+def test_a_made_up_name_that_is_a_word_of_the_pair_or_taken_is_drawn_again(monkeypatch):
+    drawn = iter(["Boston", "Kavo", "Kavo", "Lumi", "Tom", "Zeda"])
+    monkeypatch.setattr("attention_lab.data.name_augmentation.made_up_name", lambda rng: next(drawn))
+    _, _, replacements = renamed(*PAIRS[1], np.random.default_rng(0))
+    assert replacements == {"Tom": "Kavo", "Mary": "Lumi", "Boston": "Zeda"}
+
+
 def test_renamed_pairs_are_seeded_drawn_from_pairs_sharing_a_name_and_off_at_zero():
     made = name_pairs(PAIRS, fraction=2.0, seed=1)
     assert len(made) == 2 * len(PAIRS) and made == name_pairs(PAIRS, 2.0, seed=1) != name_pairs(PAIRS, 2.0, 2)

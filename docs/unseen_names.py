@@ -1,0 +1,53 @@
+"""BLEU of a model on the valid split as written and on its pairs that share a name, with every
+shared name (Tom, Mary, Boston) replaced alike on both sides by a real name the corpus lacks
+(docs/trust.md). Greedy and beam 8; references are all of a source's.
+
+    python docs/unseen_names.py models/seq2seq artifacts/splits
+"""
+
+import sys
+import zlib
+
+from attention_lab.data.name_augmentation import NAME, shared_names
+from attention_lab.data.splits import load_split
+from attention_lab.evaluation.bleu import corpus_scores
+from attention_lab.inference.translator import SearchParams, Translator
+
+UNSEEN = ("Anna", "Pierre", "Julia", "Kenji", "Laura", "Michael", "Emma", "Peter", "Sofia", "Omar", "Olga", "Lukas",
+          "Fatima", "Diego", "Ingrid", "Rahul")
+
+
+def renamed_pairs(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Each pair sharing a name, its names replaced by unseen ones chosen from the pair's text."""
+    out = []
+    for source, target in pairs:
+        names = shared_names(source, target)
+        if not names:
+            continue
+        start = zlib.crc32(source.encode())
+        chosen = {name: UNSEEN[(start + k) % len(UNSEEN)] for k, name in enumerate(names)}
+        out.append(tuple(NAME.sub(lambda m: chosen.get(m.group(), m.group()), text) for text in (source, target)))
+    return out
+
+
+def grouped(pairs: list[tuple[str, str]]) -> tuple[list[str], list[list[str]]]:
+    refs: dict[str, list[str]] = {}
+    for source, target in pairs:
+        refs.setdefault(source, []).append(target)
+    return list(refs), list(refs.values())
+
+
+def main(model: str, splits: str) -> None:
+    translator = Translator.load(model, "cpu")
+    valid = load_split(splits, "valid")
+    pairs = list(zip(valid["src"], valid["tgt"]))
+    for name, chosen in (("as written", pairs), ("names replaced", renamed_pairs(pairs))):
+        sources, refs = grouped(chosen)
+        for beam in (1, 8):
+            texts = [t.text for t in translator.translate(sources, SearchParams(beam_size=beam))]
+            bleu = corpus_scores(texts, refs)["bleu"]
+            print(f"valid {name:15s} {len(sources):5d} sources, beam {beam}: BLEU {bleu:6.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
