@@ -4,12 +4,11 @@ are never joined."""
 import pytest
 from conftest import TINY_VOCAB, data_module
 
-from attention_lab.config import ConfigError, from_mapping
+from attention_lab.config import from_mapping
 from attention_lab.data.concatenation import concatenated_pairs, join
 from attention_lab.data.special_tokens import EOS_ID
 from attention_lab.data.splits import SplitParams, load_split
 from attention_lab.data.tokenizer import Tokenizer, TokenizerParams, TOKENIZER_FILE
-from attention_lab.training.datamodule import DataParams
 from attention_lab.training.paths import prepare_data
 
 
@@ -77,12 +76,3 @@ def test_only_the_train_pairs_are_augmented(prepared):
     assert len(joined.train_pairs) == n + round(0.5 * n)
     assert joined.valid_pairs == plain.valid_pairs and joined.valid_loss_pairs == plain.valid_loss_pairs
     assert joined.valid_sources == plain.valid_sources
-
-
-@pytest.mark.parametrize("data, message", [
-    ({"concat_fraction": -0.1}, "train_seq2seq.concat_fraction: must be >= 0"),
-    ({"concat_max": 1}, "train_seq2seq.concat_max: must be >= 2"),
-])
-def test_concatenation_params_are_validated(data, message):
-    with pytest.raises(ConfigError, match=message):
-        from_mapping(DataParams, data, "train_seq2seq")

@@ -169,3 +169,18 @@ def test_attention_settings_that_cannot_mean_anything_are_refused_naming_the_key
     trainer = key if isinstance(key, dict) else {key: value}
     with pytest.raises(ConfigError, match=rf"^train_seq2seq\.trainer\.{message}"):
         from_mapping(Seq2SeqParams, {"trainer": trainer}, "train_seq2seq")
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"concat_fraction": -0.1}, "train_seq2seq.concat_fraction: must be >= 0"),
+    ({"concat_max": 1}, "train_seq2seq.concat_max: must be >= 2"),
+    ({"number_fraction": -0.1}, "train_seq2seq.number_fraction: must be >= 0"),
+    ({"number_fraction": 1.5}, "train_seq2seq.number_fraction: must be <= 1"),
+    ({"name_fraction": -0.1}, "train_seq2seq.name_fraction: must be >= 0"),
+    ({"name_fraction": 1.5}, "train_seq2seq.name_fraction: must be <= 1"),
+])
+def test_the_augmentations_settings_are_validated(data, message):
+    from attention_lab.training.datamodule import DataParams
+
+    with pytest.raises(ConfigError, match=message):
+        from_mapping(DataParams, data, "train_seq2seq")

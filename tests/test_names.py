@@ -7,11 +7,10 @@ import numpy as np
 import pytest
 from conftest import TINY_VOCAB, data_module
 
-from attention_lab.config import ConfigError, from_mapping
+from attention_lab.config import from_mapping
 from attention_lab.data.name_augmentation import NAME, name_pairs, renamed, shared_names
 from attention_lab.data.splits import SplitParams, load_split
 from attention_lab.data.tokenizer import TokenizerParams
-from attention_lab.training.datamodule import DataParams
 from attention_lab.training.paths import prepare_data
 
 PAIRS = [("Tom is here.", "Tom est là."), ("Tom met Mary in Boston, Tom said.", "Tom a dit avoir vu Mary à Boston."),
@@ -72,12 +71,3 @@ def test_only_the_train_pairs_are_renamed_after_the_renumbered_ones(prepared):
     assert renamed_data.train_pairs[n:] == list(zip(tokenizer.src.encode_all([s for s, _ in made]),
                                                     tokenizer.tgt.encode_all([t for _, t in made])))
     assert renamed_data.valid_pairs == plain.valid_pairs and renamed_data.valid_sources == plain.valid_sources
-
-
-@pytest.mark.parametrize("data, message", [
-    ({"name_fraction": -0.1}, "train_seq2seq.name_fraction: must be >= 0"),
-    ({"name_fraction": 1.5}, "train_seq2seq.name_fraction: must be <= 1"),
-])
-def test_the_name_fraction_is_validated(data, message):
-    with pytest.raises(ConfigError, match=message):
-        from_mapping(DataParams, data, "train_seq2seq")

@@ -8,13 +8,12 @@ import numpy as np
 import pytest
 from conftest import TINY_VOCAB, data_module
 
-from attention_lab.config import ConfigError, from_mapping
+from attention_lab.config import from_mapping
 from attention_lab.data.number_augmentation import number_pairs, renumbered, shared_groups
 from attention_lab.data.numbers import digit_groups, keeps_numbers, missing_numbers, number_fidelity
 from attention_lab.data.splits import SplitParams, load_split
 from attention_lab.data.tokenizer import SubwordParams, TokenizerParams
 from attention_lab.data.tokenizer_training import train_subword
-from attention_lab.training.datamodule import DataParams
 from attention_lab.training.paths import prepare_data
 
 PAIRS = [("It's 8:30.", "Il est 8 h 30."), ("It costs 3.50 dollars.", "Ça coûte 3,50 dollars."),
@@ -101,12 +100,3 @@ def test_only_the_train_pairs_are_renumbered(prepared):
     assert renumbered_data.train_pairs[n:] == list(zip(tokenizer.src.encode_all([s for s, _ in made]),
                                                        tokenizer.tgt.encode_all([t for _, t in made])))
     assert renumbered_data.valid_pairs == plain.valid_pairs and renumbered_data.valid_sources == plain.valid_sources
-
-
-@pytest.mark.parametrize("data, message", [
-    ({"number_fraction": -0.1}, "train_seq2seq.number_fraction: must be >= 0"),
-    ({"number_fraction": 1.5}, "train_seq2seq.number_fraction: must be <= 1"),
-])
-def test_the_number_fraction_is_validated(data, message):
-    with pytest.raises(ConfigError, match=message):
-        from_mapping(DataParams, data, "train_seq2seq")
