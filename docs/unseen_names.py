@@ -8,8 +8,10 @@ shared name (Tom, Mary, Boston) replaced alike on both sides by a real name the 
 import sys
 import zlib
 
+import pandas as pd
+
 from attention_lab.data.name_augmentation import NAME, shared_names
-from attention_lab.data.splits import load_split
+from attention_lab.data.splits import load_split, references
 from attention_lab.evaluation.bleu import corpus_scores
 from attention_lab.inference.translator import SearchParams, Translator
 
@@ -30,19 +32,13 @@ def renamed_pairs(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return out
 
 
-def grouped(pairs: list[tuple[str, str]]) -> tuple[list[str], list[list[str]]]:
-    refs: dict[str, list[str]] = {}
-    for source, target in pairs:
-        refs.setdefault(source, []).append(target)
-    return list(refs), list(refs.values())
-
-
 def main(model: str, splits: str) -> None:
     translator = Translator.load(model, "cpu")
     valid = load_split(splits, "valid")
     pairs = list(zip(valid["src"], valid["tgt"]))
     for name, chosen in (("as written", pairs), ("names replaced", renamed_pairs(pairs))):
-        sources, refs = grouped(chosen)
+        grouped = references(pd.DataFrame(chosen, columns=["src", "tgt"]))
+        sources, refs = list(grouped.index), [list(r) for r in grouped]
         for beam in (1, 8):
             texts = [t.text for t in translator.translate(sources, SearchParams(beam_size=beam))]
             bleu = corpus_scores(texts, refs)["bleu"]
