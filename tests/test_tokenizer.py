@@ -100,6 +100,12 @@ def test_subword_round_trip_of_characters_the_real_corpus_has(tiny, text):
     assert text_of(tiny.tgt, tiny.tgt.encode(text)) == clean(text)
 
 
+def test_subword_join_writes_one_space_between_words(tiny):
+    # A bare `▁` (before digits) then a piece that starts a word: a model wrote `5`, `▁`, `▁euros`.
+    assert "▁" in map(tiny.tgt.piece, range(len(tiny.tgt)))
+    assert tiny.tgt.join(["▁la", "▁", "▁voiture", "."]) == "la voiture."
+
+
 def test_subword_never_truncates(tiny):
     text = long_sentence(60)
     assert len(text.split()) == 60

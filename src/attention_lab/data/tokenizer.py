@@ -184,7 +184,9 @@ class SubwordCodec(Codec):
         return self.processor.id_to_piece(token_id)
 
     def join(self, pieces: Sequence[str]) -> str:
-        return self.processor.decode_pieces(list(pieces)).strip()
+        # A bare `▁` (the word start before a digit) then a piece that starts a word spells two spaces:
+        # a model wrote `5`, `▁`, `▁euros` for `5 €`.
+        return " ".join(word for word in self.processor.decode_pieces(list(pieces)).split(" ") if word)
 
     def payload(self) -> dict:
         return {"kind": "subword", "proto": base64.b64encode(self.proto).decode("ascii")}
