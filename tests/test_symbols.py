@@ -61,6 +61,31 @@ def test_a_run_between_two_words_leaves_a_space_and_none_is_left_before_punctuat
     assert take_out("naïve", reads) == ("nave", (Carried("ï", 0, True, True),))  # a letter is in its word
 
 
+@pytest.mark.parametrize("text, kept, run", [
+    ("Write to tom.smith@example.com.", "Write to.", Carried("tom.smith@example.com", 1, True, False)),
+    ("Visit www.example.com for more.", "Visit for more.", Carried("www.example.com", 1, False, False)),
+    ("See https://example.com/a?b=1. Go", "See. Go", Carried("https://example.com/a?b=1", 0, True, False)),
+    ("I use tatoeba.org daily.", "I use daily.", Carried("tatoeba.org", 2, False, False)),
+    ("It is -5 degrees.", "It is 5 degrees.", Carried("-", 2, False, True)),
+    ("(−3) is less.", "(3) is less.", Carried("−", 0, False, True)),  # glued to the number, not the bracket
+])
+def test_addresses_and_minus_signs_are_carried_although_the_model_reads_them(text, kept, run):
+    assert take_out(text, lambda char: True) == (kept, (run,))
+
+
+@pytest.mark.parametrize("text", ["Call 1-800-828-6322 now.", "I went home.then I slept.", "Use Node.js, e.g. this.",
+                                  "It is 5-3, not 5 - 3."])
+def test_text_like_an_address_or_a_sign_is_read(text):
+    assert take_out(text, lambda char: True) == (text, ())
+
+
+def test_an_address_is_carried_whole_and_the_rest_is_the_translation_without_it(translator):
+    [plain] = translator.translate([PLAIN])
+    [result] = translator.translate(["I see the cat www.example.com."])
+    assert result.carried == ["www.example.com"] and result.src_pieces == plain.src_pieces
+    assert without(result.text, "www.example.com") == plain.text and result.text.count("www.example.com") == 1
+
+
 @pytest.mark.parametrize("cluster", ["👨\u200d👩\u200d👧", "👍🏽", "🇫🇷", "🏳️\u200d🌈", "1️⃣"])
 def test_a_grapheme_cluster_is_carried_whole(cluster):
     assert clean(f"I see {cluster} cats.") == f"I see {cluster} cats."
@@ -121,7 +146,7 @@ def test_the_cli_notes_the_carried_characters(trained_model, translator, capsys)
     [result] = translator.translate(["I see the 🐱 cat."])
     code, out, err = cli(capsys, "translate", "--model", trained_model, "--device", "cpu", "I see the 🐱 cat.")
     assert (code, out) == (0, f"{result.text}\n") and "🐱" in out
-    assert err == "note: line 1: characters the model cannot read, carried to the output as they are: 🐱\n"
+    assert err == "note: line 1: not read by the model, carried to the output as written: 🐱\n"
 
 
 @pytest.mark.parametrize("noisy", ["I see\x00 the cat.", "I see\u200b the cat.", "I see \x1b[31mthe cat\x1b[0m.",

@@ -94,7 +94,7 @@ def translate(args: argparse.Namespace) -> None:
         progress = stack.enter_context(closing(Progress(total, show)))
         kept = []  # the translations, for the heatmap only: otherwise memory holds one chunk's
         notes = (("unknown", f"words outside the vocabulary, read as {UNK} and copied through attention"),
-                 ("carried", "characters the model cannot read, carried to the output as they are"),
+                 ("carried", "not read by the model, carried to the output as written"),
                  ("missing_numbers", "numbers of the source not in the translation, check it"))
 
         def write_all(write: Callable[[str], object]) -> None:

@@ -1,11 +1,16 @@
 """Characters the model cannot read (an emoji, a CJK character in an English sentence, a letter the
-corpus never had), carried around it: taken out of a sentence before it is encoded, and put back into
-the translation where attention sent the word next to them.
+corpus never had), and text no translation may change, carried around it: taken out of a sentence
+before it is encoded, and put back into the translation where attention sent the word next to them.
 
 Which characters: those no token of the source vocabulary holds (`Codec.reads`). SentencePiece would
 spell them in byte pieces and a word vocabulary as `<unk>`, neither of which training ever showed the
 model, and one of them garbles the whole sentence. A run of such characters (`🐱🐱`) travels as one, and
 so does a grapheme cluster (an emoji sequence: 👨‍👩‍👧, 👍🏽, 🇫🇷) even where the model reads some of its parts.
+Text to keep as written (`VERBATIM`) is carried whole although the model reads its characters: a web
+address or an e-mail address, which the corpus has none of and the model would translate piece by
+piece (`tom@example.com` came back as `choisir@ le exemple`), and the minus sign of a number, which the
+corpus never writes, so the model drops it (`-5 degrees` came back as `5 degrés`) while the number
+itself is copied (inference/number_constraint.py) and the sign goes back against it.
 The model reads the sentence as if the run were not there: a space in its place between two words
 (`Tom♥Mary` as `Tom Mary`), none before punctuation (`cat 🐱.` as `cat.`).
 
@@ -24,6 +29,7 @@ translation of the sentence without them.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -44,6 +50,14 @@ class Carried:
 
 
 CLOSING = ".,!?;:…)]}»%"  # punctuation written against the word before it
+# A web address ends before the punctuation after it (`Go to example.com.`); a bare domain needs a
+# known ending, so that `home.then` (a missing space) is no address.
+VERBATIM = re.compile(r"""
+    (?:https?://|www\.)[^\s<>"]*[^\s<>".,!?;:'’)\]}»]               # a web address
+  | [\w.+-]+@[\w-]+(?:\.[\w-]+)+                                     # an e-mail address
+  | \b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|edu|gov|io|info|fr|uk|ca|de)\b(?![\w@-])  # a bare domain
+  | (?<![\w.,])[-−](?=[0-9])                                          # a number's minus sign
+""", re.VERBOSE)
 
 
 def joins_a_word(run: str) -> bool:
@@ -51,15 +65,27 @@ def joins_a_word(run: str) -> bool:
     return all(unicodedata.category(char) in ("Lu", "Ll", "Lt", "Mn", "Mc", "Me") for char in run)
 
 
+def signs(run: str) -> bool:
+    """Whether `run` is a number's minus sign (`VERBATIM` takes it only before a digit)."""
+    return run in ("-", "−")
+
+
 def take_out(sentence: str, reads: Callable[[str], bool]) -> tuple[str, tuple[Carried, ...]]:
-    """The cleaned `sentence` without the characters `reads` refuses (spaces collapsed), and those
-    characters' runs with the places they go back to. A run is of whole grapheme clusters (an emoji
-    sequence is one); one between two words leaves a space (`Tom♥Mary` is read as `Tom Mary`), and
-    none is left before punctuation (`cat 🐱.` is read as `cat.`)."""
+    """The cleaned `sentence` without the characters `reads` refuses and its `VERBATIM` text (spaces
+    collapsed), and their runs with the places they go back to. A run is of whole grapheme clusters
+    (an emoji sequence is one); one between two words leaves a space (`Tom♥Mary` is read as `Tom Mary`),
+    and none is left before punctuation (`cat 🐱.` is read as `cat.`)."""
     text = clean(sentence)
+    chunks, start = [], 0  # (text, whether the model reads it): grapheme clusters and verbatim text
+    for match in [*VERBATIM.finditer(text), None]:
+        stop = match.start() if match else len(text)
+        chunks += [(cluster, all(map(reads, cluster))) for cluster in CLUSTER.findall(text[start:stop])]
+        if match:
+            chunks.append((match.group(), False))
+            start = match.end()
     kept, runs, end = "", [], 0
-    for readable, clusters in groupby(CLUSTER.findall(text), key=lambda cluster: all(map(reads, cluster))):
-        run = "".join(clusters)
+    for readable, parts in groupby(chunks, key=lambda chunk: chunk[1]):
+        run = "".join(part for part, _ in parts)
         end += len(run)
         if readable:
             kept += run
@@ -67,14 +93,16 @@ def take_out(sentence: str, reads: Callable[[str], bool]) -> tuple[str, tuple[Ca
         after = text[end : end + 1]
         left, right, closing = kept[-1:].strip() != "", after.strip() != "", after != "" and after in CLOSING
         runs.append((run, len(kept.split()), left, right, closing))
-        if left and right and not closing and not joins_a_word(run):
+        if left and right and not closing and not joins_a_word(run) and not signs(run):
             kept += " "
         elif closing and not left:
             kept = kept.rstrip()
     words = len(kept.split())
     carried = []
     for run, before, left, right, closing in runs:
-        if left:
+        if signs(run):  # glued to the number after it, whatever is before it
+            carried.append(Carried(run, before - left, False, True))
+        elif left:
             carried.append(Carried(run, before - 1, True, True))
         elif closing and before > 0:  # `cat 🐱.`: after `cat`, spaced, and the period after both
             carried.append(Carried(run, before - 1, True, False))
