@@ -7,7 +7,7 @@ spell them in byte pieces and a word vocabulary as `<unk>`, neither of which tra
 model, and one of them garbles the whole sentence. A run of such characters (`🐱🐱`) travels as one, and
 so does a grapheme cluster (an emoji sequence: 👨‍👩‍👧, 👍🏽, 🇫🇷) even where the model reads some of its parts.
 Text to keep as written (`VERBATIM`) is carried whole although the model reads its characters: a web
-address or an e-mail address, which the corpus has none of and the model would translate piece by
+address or an e-mail address, which one line of the corpus has and the model would translate piece by
 piece (`tom@example.com` came back as `choisir@ le exemple`), and the minus sign of a number, which the
 corpus never writes, so the model drops it (`-5 degrees` came back as `5 degrés`) while the number
 itself is copied (inference/number_constraint.py) and the sign goes back against it.

@@ -1,4 +1,4 @@
-"""Text in, text out: sentence splitting, carrying of characters the model cannot read, casing, end marks,
+"""Text in, text out: sentence splitting, carrying of characters the model cannot read, casing, currency signs,
 tokenizer, batched search, `<unk>` replacement and the number check, around a trained model.
 
 Imports nothing from Lightning, MLflow or DVC: translating needs only the model file.
@@ -21,6 +21,7 @@ from attention_lab.data.numbers import missing_numbers
 from attention_lab.data.special_tokens import EOS, UNK, UNK_ID
 from attention_lab.errors import UserError
 from attention_lab.inference.casing import Casing, casing, recased, sentence_cased
+from attention_lab.inference.currency import with_currency_names
 from attention_lab.inference.end_mark import with_end_mark
 from attention_lab.inference.model_file import LoadedModel, load_model
 from attention_lab.inference.number_constraint import NumberConstraint
@@ -67,7 +68,8 @@ class Translation:
 
     source: str  # the line as given
     # What the model read: pieces (or words, `<unk>` for unknown ones), `<eos>` after each sentence;
-    # sentence-cased, with the end mark a sentence was typed without (inference/end_mark.py).
+    # sentence-cased, amounts with the currency's name (inference/currency.py), with the end mark a
+    # sentence was typed without (inference/end_mark.py).
     src_pieces: list[str]
     pieces: list[str]  # output pieces, `<eos>` excluded, any `<unk>` already replaced
     output_labels: list[str]  # an attention row's: its output piece, or `<eos>` where a sentence emitted it
@@ -129,7 +131,8 @@ class Translator:
 
     def sentences(self, lines: Sequence[str], search: SearchParams) -> list[Sentence]:
         """The sentences of `lines` in order (each line whole when `search.split_sentences` is off),
-        without the characters the model cannot read, in the corpus's casing, each with an end mark."""
+        without the characters the model cannot read, in the corpus's casing, amounts with the currency's
+        name, each with an end mark."""
         src = self.tokenizer.src
         found = []
         for i, line in enumerate(lines):
@@ -138,7 +141,7 @@ class Translator:
                 case = casing(sentence)
                 cased = (sentence if case == "as written"
                          else sentence_cased(clean(sentence), src.pieces, keep_capitals=case == "lower"))
-                text, carried = take_out(cased, src.reads)
+                text, carried = take_out(with_currency_names(cased), src.reads)
                 found.append(Sentence(i, with_end_mark(text), carried, case))
         return found
 

@@ -1,0 +1,34 @@
+"""Amounts written with a currency sign (`$20`, `€5`, `5 €`) read as the corpus writes them, with the
+currency's name (`20 dollars`). The English side of the corpus names the currency four times as often
+as it signs it (162 lines with `dollar` or `dollars`, 41 with `$`, one with `€`, none with `£`), so the
+model drops a sign or garbles it: `I paid $20 for this shirt.` came back as `J'ai payé 20 pour cette
+chemise.` and `It costs 5 €.` as `Ça coûte 5 à l'estomac.`, while `20 dollars` and `5 euros` come back
+right. Measured in docs/trust.md.
+
+A sign is read only against a number, before it (`$20`, `$ 20`, `$5 million`) or after it (`5€`, `5 €`),
+and not inside a word (`US$5` is left as written). The number keeps its digits, so the number
+constraint (inference/number_constraint.py) still copies them.
+"""
+
+from __future__ import annotations
+
+import re
+
+NAMES = {"$": ("dollar", "dollars"), "€": ("euro", "euros"), "£": ("pound", "pounds"), "¥": ("yen", "yen")}
+_NUMBER = r"[0-9](?:[0-9,.]*[0-9])?"
+_SCALE = r"(?: (?:hundred|thousand|million|billion|trillion)\b)?"
+AMOUNT = re.compile(
+    rf"(?<![\w$€£¥])(?P<sign>[$€£¥]) ?(?P<number>{_NUMBER})(?P<scale>{_SCALE})(?![\w$€£¥])"
+    rf"|(?<![\w.,$€£¥])(?P<number_first>{_NUMBER}) ?(?P<sign_after>[$€£¥])(?![\w$€£¥])")
+
+
+def with_currency_names(sentence: str) -> str:
+    """`sentence` with each amount's currency sign replaced by the currency's name after the amount."""
+
+    def named(match: re.Match) -> str:
+        number = match["number"] or match["number_first"]
+        scale = match["scale"] or ""
+        one, many = NAMES[match["sign"] or match["sign_after"]]
+        return f"{number}{scale} {one if number == '1' and not scale else many}"
+
+    return AMOUNT.sub(named, sentence)
