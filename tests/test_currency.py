@@ -21,12 +21,15 @@ def test_an_amounts_sign_becomes_the_currencys_name(sentence, expected):
     assert with_currency_names(sentence) == expected
 
 
-@pytest.mark.parametrize("sentence", ["US$5 is cheap.", "A $ sign.", "x$5", "It costs 5 dollars.", "5$$"])
+@pytest.mark.parametrize("sentence", ["US$5 is cheap.", "A $ sign.", "x$5", "It costs 5 dollars.", "5$$",
+                                      "See example.com/?p=$5 now.", "See www.a.com/5€ now."])
 def test_a_sign_not_against_a_number_or_inside_a_word_is_left_as_written(sentence):
     assert with_currency_names(sentence) == sentence
 
 
 def test_the_translator_reads_a_signed_amount_as_the_named_one(trained_model):
     translator = Translator.load(trained_model, "cpu")
-    signed, named = translator.translate(["I see the cat for $5.", "I see the cat for 5 dollars."])
+    signed, spaced, named = translator.translate(["I see the cat for $5.", "I see the cat for 5\u00a0€.",
+                                                  "I see the cat for 5 dollars."])
     assert signed.src_pieces == named.src_pieces and signed.text == named.text
+    assert spaced.src_pieces == translator.translate(["I see the cat for 5 euros."])[0].src_pieces

@@ -67,14 +67,17 @@ def test_a_run_between_two_words_leaves_a_space_and_none_is_left_before_punctuat
     ("See https://example.com/a?b=1. Go", "See. Go", Carried("https://example.com/a?b=1", 0, True, False)),
     ("I use tatoeba.org daily.", "I use daily.", Carried("tatoeba.org", 2, False, False)),
     ("It is -5 degrees.", "It is 5 degrees.", Carried("-", 2, False, True)),
-    ("(−3) is less.", "(3) is less.", Carried("−", 0, False, True)),  # glued to the number, not the bracket
+    ("It fell to −3 today.", "It fell to 3 today.", Carried("−", 3, False, True)),
+    ("-5 is cold.", "5 is cold.", Carried("-", 0, False, True)),
+    ("See “www.example.com”.", "See “ ”.", Carried("www.example.com", 1, True, True)),  # the quotes are not in it
 ])
 def test_addresses_and_minus_signs_are_carried_although_the_model_reads_them(text, kept, run):
     assert take_out(text, lambda char: True) == (kept, (run,))
 
 
 @pytest.mark.parametrize("text", ["Call 1-800-828-6322 now.", "I went home.then I slept.", "Use Node.js, e.g. this.",
-                                  "It is 5-3, not 5 - 3."])
+                                  "It is 5-3, not 5 - 3.", "(−3) is less.", "The ratio was 3:-2.", "Set x=-5 now.",
+                                  "Call (555)-123-4567.", "Awww.that is cute."])
 def test_text_like_an_address_or_a_sign_is_read(text):
     assert take_out(text, lambda char: True) == (text, ())
 

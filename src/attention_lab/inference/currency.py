@@ -6,8 +6,9 @@ chemise.` and `It costs 5 €.` as `Ça coûte 5 à l'estomac.`, while `20 dolla
 right. Measured in docs/trust.md.
 
 A sign is read only against a number, before it (`$20`, `$ 20`, `$5 million`) or after it (`5€`, `5 €`),
-and not inside a word (`US$5` is left as written). The number keeps its digits, so the number
-constraint (inference/number_constraint.py) still copies them.
+and not inside a word or an address (`US$5`, `example.com/?p=$5` are left as written). The number keeps
+its digits, so the number constraint (inference/number_constraint.py) still copies them. The sentence is
+cleaned first (data/cleaning.py): a no-break space before `€` is a space.
 """
 
 from __future__ import annotations
@@ -18,8 +19,8 @@ NAMES = {"$": ("dollar", "dollars"), "€": ("euro", "euros"), "£": ("pound", "
 _NUMBER = r"[0-9](?:[0-9,.]*[0-9])?"
 _SCALE = r"(?: (?:hundred|thousand|million|billion|trillion)\b)?"
 AMOUNT = re.compile(
-    rf"(?<![\w$€£¥])(?P<sign>[$€£¥]) ?(?P<number>{_NUMBER})(?P<scale>{_SCALE})(?![\w$€£¥])"
-    rf"|(?<![\w.,$€£¥])(?P<number_first>{_NUMBER}) ?(?P<sign_after>[$€£¥])(?![\w$€£¥])")
+    rf"(?<![\w$€£¥/=?&#])(?P<sign>[$€£¥]) ?(?P<number>{_NUMBER})(?P<scale>{_SCALE})(?![\w$€£¥])"
+    rf"|(?<![\w.,$€£¥/=?&#])(?P<number_first>{_NUMBER}) ?(?P<sign_after>[$€£¥])(?![\w$€£¥])")
 
 
 def with_currency_names(sentence: str) -> str:

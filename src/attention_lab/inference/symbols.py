@@ -43,7 +43,7 @@ from attention_lab.data.tokenizer import Codec
 
 @dataclass(frozen=True)
 class Carried:
-    text: str  # a run of characters the model cannot read
+    text: str  # a run of characters the model cannot read, or of `VERBATIM` text
     word: int | None  # the word of the sentence left that it goes with; None: a sentence edge
     after: bool  # it follows that word (else precedes it); with no word: the end (else the start)
     attached: bool  # no space between it and that word
@@ -51,23 +51,20 @@ class Carried:
 
 CLOSING = ".,!?;:…)]}»%"  # punctuation written against the word before it
 # A web address ends before the punctuation after it (`Go to example.com.`); a bare domain needs a
-# known ending, so that `home.then` (a missing space) is no address.
+# known ending, so that `home.then` (a missing space) is no address. Each starts a word (the lookbehinds),
+# which also keeps a long line of `-1-1-1…` from being tried at every position. A minus sign follows a
+# space or begins the sentence: `3:-2`, `x=-5` and `(555)-123` are left to the model.
 VERBATIM = re.compile(r"""
-    (?:https?://|www\.)[^\s<>"]*[^\s<>".,!?;:'’)\]}»]               # a web address
-  | [\w.+-]+@[\w-]+(?:\.[\w-]+)+                                     # an e-mail address
-  | \b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|edu|gov|io|info|fr|uk|ca|de)\b(?![\w@-])  # a bare domain
-  | (?<![\w.,])[-−](?=[0-9])                                          # a number's minus sign
+    (?<![\w.])(?:https?://|www\.)[^\s<>"“”]*[^\s<>"“”.,!?;:'’)\]}»]                 # a web address
+  | (?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+                                        # an e-mail address
+  | (?<![\w.-])[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|edu|gov|io|info|fr|uk|ca|de)\b(?![\w@-])  # a bare domain
+  | (?<!\S)[-−](?=[0-9])                                                           # a number's minus sign
 """, re.VERBOSE)
 
 
 def joins_a_word(run: str) -> bool:
     """Whether `run` is letters (or marks) within a word, as `ï` of `naïve`, rather than a symbol between words."""
     return all(unicodedata.category(char) in ("Lu", "Ll", "Lt", "Mn", "Mc", "Me") for char in run)
-
-
-def signs(run: str) -> bool:
-    """Whether `run` is a number's minus sign (`VERBATIM` takes it only before a digit)."""
-    return run in ("-", "−")
 
 
 def take_out(sentence: str, reads: Callable[[str], bool]) -> tuple[str, tuple[Carried, ...]]:
@@ -93,16 +90,14 @@ def take_out(sentence: str, reads: Callable[[str], bool]) -> tuple[str, tuple[Ca
         after = text[end : end + 1]
         left, right, closing = kept[-1:].strip() != "", after.strip() != "", after != "" and after in CLOSING
         runs.append((run, len(kept.split()), left, right, closing))
-        if left and right and not closing and not joins_a_word(run) and not signs(run):
+        if left and right and not closing and not joins_a_word(run):
             kept += " "
         elif closing and not left:
             kept = kept.rstrip()
     words = len(kept.split())
     carried = []
     for run, before, left, right, closing in runs:
-        if signs(run):  # glued to the number after it, whatever is before it
-            carried.append(Carried(run, before - left, False, True))
-        elif left:
+        if left:
             carried.append(Carried(run, before - 1, True, True))
         elif closing and before > 0:  # `cat 🐱.`: after `cat`, spaced, and the period after both
             carried.append(Carried(run, before - 1, True, False))

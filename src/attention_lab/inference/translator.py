@@ -139,7 +139,7 @@ class Translator:
             for sentence in split(line) if search.split_sentences else [line]:
                 # Cased first: a capital the vocabulary lacks (`L` of `LIKE`) is no character to carry.
                 case = casing(sentence)
-                cased = (sentence if case == "as written"
+                cased = (clean(sentence) if case == "as written"  # cleaned: `5<no-break space>€` is `5 €`
                          else sentence_cased(clean(sentence), src.pieces, keep_capitals=case == "lower"))
                 text, carried = take_out(with_currency_names(cased), src.reads)
                 found.append(Sentence(i, with_end_mark(text), carried, case))
