@@ -178,6 +178,8 @@ def test_attention_settings_that_cannot_mean_anything_are_refused_naming_the_key
     ({"number_fraction": 1.5}, "train_seq2seq.number_fraction: must be <= 1"),
     ({"name_fraction": -0.1}, "train_seq2seq.name_fraction: must be >= 0"),
     ({"name_fraction": 1.5}, "train_seq2seq.name_fraction: must be <= 1"),
+    ({"calendar_fraction": -0.1}, "train_seq2seq.calendar_fraction: must be >= 0"),
+    ({"calendar_fraction": 1.5}, "train_seq2seq.calendar_fraction: must be <= 1"),
 ])
 def test_the_augmentations_settings_are_validated(data, message):
     from attention_lab.training.datamodule import DataParams

@@ -15,6 +15,7 @@ from torch.utils.data import DataLoader
 from attention_lab.config import param
 from attention_lab.data.archive import CorpusError
 from attention_lab.data.batching import TokenBatchSampler, collate_pairs
+from attention_lab.data.calendar_augmentation import calendar_pairs
 from attention_lab.data.concatenation import concatenated_pairs
 from attention_lab.data.name_augmentation import name_pairs
 from attention_lab.data.number_augmentation import number_pairs
@@ -44,6 +45,9 @@ class DataParams:
     # Name-copying augmentation (data/name_augmentation.py): this fraction of the train pairs again,
     # each a train pair sharing a name between its sides, renamed with made-up names; 0 = off. Train only.
     name_fraction: float = param(0.0, ge=0, le=1)
+    # Calendar augmentation (data/calendar_augmentation.py): this fraction of the train pairs again, each
+    # a train pair naming a weekday or month on both sides, with others in their places; 0 = off. Train only.
+    calendar_fraction: float = param(0.0, ge=0, le=1)
 
 
 def pair_lengths(pairs: list[tuple[list[int], list[int]]]) -> list[int]:
@@ -68,7 +72,8 @@ def seeded_sample(count: int, size: int | None, seed: int) -> list[int]:
 class TranslationDataModule(pl.LightningDataModule):
     """Encoded train/valid splits from the split and train_tokenizer stages; the train pairs are
     followed by the joined pairs of `concat_fraction`, the renumbered pairs of `number_fraction` and
-    the renamed pairs of `name_fraction` (all seeded by `seed`).
+    the renamed pairs of `name_fraction` and the pairs with other weekdays and months of
+    `calendar_fraction` (all seeded by `seed`).
 
     Validation has two loaders: (0) a seeded sample of `val_loss_size` valid pairs, for loss and
     perplexity; (1) a seeded sample of `val_bleu_size` distinct valid sources with all their
@@ -90,11 +95,13 @@ class TranslationDataModule(pl.LightningDataModule):
                                   "and a valid split (split.valid_fraction > 0)")
         src, tgt = self.tokenizer.src, self.tokenizer.tgt
         # Augmentations are made here, not in the split stage: the splits and the tokenizer stay the
-        # corpus's own sentences, and trying other settings retrains without re-splitting. Numbers and
-        # names are replaced in the text, before encoding; pairs are joined as ids, from the corpus's pairs.
+        # corpus's own sentences, and trying other settings retrains without re-splitting. Numbers, names,
+        # weekdays and months are replaced in the text, before encoding; pairs are joined as ids, from the
+        # corpus's pairs.
         text_pairs = list(zip(frames["train"]["src"], frames["train"]["tgt"]))
         replaced = (number_pairs(text_pairs, self.params.number_fraction, self.seed)
-                    + name_pairs(text_pairs, self.params.name_fraction, self.seed))
+                    + name_pairs(text_pairs, self.params.name_fraction, self.seed)
+                    + calendar_pairs(text_pairs, self.params.calendar_fraction, self.seed))
         self.train_pairs, self.valid_pairs = (
             list(zip(src.encode_all(list(f["src"])), tgt.encode_all(list(f["tgt"])))) for f in frames.values())
         self.train_pairs += concatenated_pairs(self.train_pairs, self.params.concat_fraction,
