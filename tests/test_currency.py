@@ -15,7 +15,7 @@ torch.set_num_threads(1)
     ("It costs 5 €.", "It costs 5 euros."), ("It costs 5€, ok", "It costs 5 euros, ok"),
     ("I owe him $1.", "I owe him 1 dollar."), ("It was $5 million.", "It was 5 million dollars."),
     ("Pay £10.50 now.", "Pay 10.50 pounds now."), ("$3,000.", "3,000 dollars."), ("It is 500¥.", "It is 500 yen."),
-    ("$ 2 and $3", "2 dollars and 3 dollars"),
+    ("$ 2 and $3", "2 dollars and 3 dollars"), ("$5 Million in $1 BILLION", "5 million dollars in 1 billion dollars"),
 ])
 def test_an_amounts_sign_becomes_the_currencys_name(sentence, expected):
     assert with_currency_names(sentence) == expected

@@ -12,6 +12,7 @@ from attention_lab.data.cleaning import clean, detokenize_words, normalize_words
     ("Go.", "Go."),  # case and punctuation stay
     ("Attends\u202f!", "Attends !"), ("Non\xa0!", "Non !"),  # typographic spaces become plain
     ("J\u2019ai faim.", "J'ai faim."),  # typographic apostrophe becomes plain
+    ("I like tea\u3002", "I like tea."), ("Yes\u3001no\uff61", "Yes,no."),  # ideographic stops and commas too
     ("  Il   est\tcalme. \r\n", "Il est calme."),  # runs of whitespace collapse, ends trimmed
     ("Quoi ?!", "Quoi ?!"), ("« Bonjour », dit-il.", "« Bonjour », dit-il."),
     ("", ""), (" \u202f\xa0 ", ""),

@@ -17,7 +17,7 @@ import re
 
 NAMES = {"$": ("dollar", "dollars"), "€": ("euro", "euros"), "£": ("pound", "pounds"), "¥": ("yen", "yen")}
 _NUMBER = r"[0-9](?:[0-9,.]*[0-9])?"
-_SCALE = r"(?: (?:hundred|thousand|million|billion|trillion)\b)?"
+_SCALE = r"(?: (?i:hundred|thousand|million|billion|trillion)\b)?"
 AMOUNT = re.compile(
     rf"(?<![\w$€£¥/=?&#])(?P<sign>[$€£¥]) ?(?P<number>{_NUMBER})(?P<scale>{_SCALE})(?![\w$€£¥])"
     rf"|(?<![\w.,$€£¥/=?&#])(?P<number_first>{_NUMBER}) ?(?P<sign_after>[$€£¥])(?![\w$€£¥])")
@@ -28,7 +28,7 @@ def with_currency_names(sentence: str) -> str:
 
     def named(match: re.Match) -> str:
         number = match["number"] or match["number_first"]
-        scale = match["scale"] or ""
+        scale = (match["scale"] or "").lower()  # `$5 Million` as the corpus writes it: `5 million dollars`
         one, many = NAMES[match["sign"] or match["sign_after"]]
         return f"{number}{scale} {one if number == '1' and not scale else many}"
 
