@@ -161,7 +161,7 @@ def test_the_same_output_for_a_test_sentence(stages, capsys):
 
 # Every search option, none at its default.
 OPTIONS = {"beam_size": 3, "length_penalty": 0.6, "coverage_penalty": 0.4, "min_len_ratio": 1.5, "keep_live": True,
-           "max_len_ratio": 3.0}
+           "max_len_ratio": 3.0, "max_len_extra": 4}
 
 
 def test_the_search_params_of_evaluate_and_heatmaps_reach_the_search(stages, tmp_path, monkeypatch):
@@ -178,7 +178,9 @@ def test_the_search_params_of_evaluate_and_heatmaps_reach_the_search(stages, tmp
     def spy(model, src, src_len, limits, beam_size=1, alpha=0.0, **options):
         calls.append({"beam_size": beam_size, "length_penalty": alpha, "coverage_penalty": options["coverage"],
                       "min_len_ratio": options["min_len_ratio"], "keep_live": options["keep_live"],
-                      "max_len_ratio": (limits.double() / src_len.double()).max().item()})
+                      # limits - 4 is ceil(3 × source length) = 3 × an integer
+                      "max_len_ratio": ((limits - 4).double() / src_len.double()).max().item(),
+                      "max_len_extra": (limits - 3 * src_len).max().item()})
         return real(model, src, src_len, limits, beam_size, alpha, **options)
 
     monkeypatch.setattr(translator_module, "run_search", spy)
@@ -189,7 +191,7 @@ def test_the_search_params_of_evaluate_and_heatmaps_reach_the_search(stages, tmp
     beam = [call for call in calls if call["beam_size"] == OPTIONS["beam_size"]]
     assert len(beam) >= 2 and len(calls) >= 4  # each stage also decodes greedily
     for call in beam:
-        assert call == OPTIONS  # limits: ceil(3 × source length), 3 × an integer
+        assert call == OPTIONS
     greedy = [call for call in calls if call["beam_size"] == 1]
     assert all(call["min_len_ratio"] == OPTIONS["min_len_ratio"] for call in greedy)
 

@@ -88,7 +88,7 @@ def test_a_long_source_is_read_whole(translator):
     assert len(pieces) >= 60
     assert result.src_pieces == pieces + [EOS]  # every piece the source has, then <eos>
     assert result.attention.shape[1] == len(pieces) + 1  # a column per source piece and <eos>
-    assert 1 <= result.attention.shape[0] <= math.ceil(ratio * len(result.src_pieces))
+    assert 1 <= result.attention.shape[0] <= math.ceil(ratio * len(result.src_pieces)) + SearchParams().max_len_extra
     assert len(result.output_labels) == result.attention.shape[0]
     np.testing.assert_allclose(result.attention.sum(axis=1), 1.0, atol=1e-4)  # each row attends to the source
 
@@ -99,8 +99,8 @@ def test_a_long_source_may_get_a_long_output(fresh, beam):
         output_bias(fresh)[EOS_ID] -= 1e4  # a model that never wants to stop
     text = sentence(60)
     ratio = 1.5
-    [result] = fresh.translate([text], SearchParams(beam_size=beam, max_len_ratio=ratio))
-    limit = math.ceil(ratio * len(result.src_pieces))  # the source tokens the model read, <eos> included
+    [result] = fresh.translate([text], SearchParams(beam_size=beam, max_len_ratio=ratio, max_len_extra=7))
+    limit = math.ceil(ratio * len(result.src_pieces)) + 7  # the source tokens the model read, <eos> included
     assert limit > 90
     assert len(result.pieces) == result.attention.shape[0] == limit  # cut at the limit, not before
     assert result.output_labels == result.pieces and result.text
@@ -197,7 +197,7 @@ def test_word_mode_copies_source_words_for_every_unk(word_model):
     with torch.no_grad():
         output_bias(translator)[UNK_ID] += 1e4  # a model that outputs nothing but <unk>
     for beam in (1, 3):
-        results = translator.translate(NAMED, SearchParams(beam_size=beam, max_len_ratio=1.0))
+        results = translator.translate(NAMED, SearchParams(beam_size=beam, max_len_ratio=1.0, max_len_extra=0))
         for text, result in zip(NAMED, results):
             surface = translator.tokenizer.src.surface(text)
             assert result.pieces and UNK not in result.text

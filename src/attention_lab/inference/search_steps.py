@@ -22,9 +22,9 @@ class Decoded(NamedTuple):
     # average) unless the search was asked for every map
 
 
-def output_limits(src_len: Tensor, ratio: float, cap: int | None = None) -> Tensor:
-    """Maximum output tokens (B,) per sentence: `ceil(ratio * source length)`, at most `cap`."""
-    limits = torch.ceil(src_len.double() * ratio).long().clamp(min=1)
+def output_limits(src_len: Tensor, ratio: float, cap: int | None = None, extra: int = 0) -> Tensor:
+    """Maximum output tokens (B,) per sentence: `ceil(ratio * source length) + extra`, at most `cap`."""
+    limits = (torch.ceil(src_len.double() * ratio).long() + extra).clamp(min=1)
     return limits if cap is None else limits.clamp(max=cap)
 
 

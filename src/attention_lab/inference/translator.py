@@ -40,7 +40,10 @@ class SearchParams:
     coverage_penalty: float = param(0.0, ge=0)  # GNMT beta; 0 = off (and not computed)
     min_len_ratio: float = param(0.0, ge=0)  # <eos> forbidden before floor(ratio * source tokens) output tokens
     keep_live: bool = False  # W open hypotheses per sentence, finished ones pooled (fairseq); false = d2l's beam
-    max_len_ratio: float = param(2.0, gt=0)  # output tokens <= ceil(ratio * source tokens)
+    # Output tokens <= ceil(ratio * source tokens) + extra: a short source's French may take more than
+    # twice its pieces (`Write to Mary today.`: 6 pieces, `Écris à Mary aujourd'hui.` 12 and `<eos>`).
+    max_len_ratio: float = param(2.0, gt=0)
+    max_len_extra: int = param(10, ge=0)
     batch_size: int = param(128, ge=1, le=4096)  # sentences decoded together (similar lengths batched)
     # The work one sentence may cause (README: Limits). The longest training source is 74 pieces:
     # a longer source is refused, never cut, and no output runs past the absolute cap.
@@ -202,7 +205,7 @@ class Translator:
         for batch in budget_batches(order, [len(i) for i in ids], search.batch_size, None):
             src, src_len = pad([ids[i] for i in batch])
             src, src_len = src.to(self.device), src_len.to(self.device)
-            limits = output_limits(src_len, search.max_len_ratio, search.max_output_pieces)
+            limits = output_limits(src_len, search.max_len_ratio, search.max_output_pieces, search.max_len_extra)
             numbers = (NumberConstraint.build([sentences[i].text for i in batch], tgt_codec, limits, search.beam_size)
                        if search.copy_numbers else None)
             decoded = run_search(self.model, src, src_len, limits, search.beam_size, search.length_penalty,

@@ -35,7 +35,7 @@ OUTPUT_COLUMNS = ("translation", "missing_numbers")
 ARTIFACT = "model"  # the model file among the logged model's artifacts
 # What a request may set: SearchParams' search options, not its limits.
 REQUEST_PARAMS = ("beam_size", "length_penalty", "coverage_penalty", "min_len_ratio", "keep_live", "max_len_ratio",
-                  "split_sentences", "copy_numbers")
+                  "max_len_extra", "split_sentences", "copy_numbers")
 MAX_REQUEST_PIECES = 16_384  # source pieces in one request: ~1,500 typical sentences, ~10 s at beam 8
 MAX_BEAM = 16
 MAX_REQUEST_SECONDS = 30.0
