@@ -25,6 +25,8 @@ def translator(trained_model) -> Translator:
     ("I like NASA.", "as written"), ("", "as written"), ("123.", "as written"),
     ("i see the cat.", "lower"), ("« where is it? »", "lower"), ("iPhone is here.", "lower"), ("i.", "as written"),
     ("42 cats.", "as written"), ("« 3 cats »", "as written"),
+    ("Visit Our Site At www.example.com Today.", "title"), ("SEND IT TO tom@example.com NOW.", "upper"),
+    ("www.Example.com is down.", "lower"), ("I Like example.com.", "as written"),
 ])
 def test_casing_tells_upper_title_and_lower_case_from_a_sentence(sentence, expected):
     assert casing(sentence) == expected
@@ -47,6 +49,10 @@ def test_sentence_casing_keeps_i_and_the_names_the_model_knows_capitalised():
     assert sentence_cased("« iPhone is here. »", pieces, keep_capitals=True) == "« iPhone is here. »"
     assert sentence_cased("« tom is here. »", pieces, keep_capitals=True) == "« Tom is here. »"
     assert sentence_cased("I met Anna.", pieces) == "I met anna." and recased("J'ai.", "lower") == "J'ai."
+    # An address is carried as typed, in any casing (inference/symbols.py).
+    assert sentence_cased("WRITE TO TOM@EXAMPLE.COM OR SEE WWW.EXAMPLE.COM/ReadMe.", pieces) == \
+        "Write to TOM@EXAMPLE.COM or see WWW.EXAMPLE.COM/ReadMe."
+    assert sentence_cased("Www.Example.Com Is Down.", pieces) == "Www.Example.Com is down."
 
 
 # The tiny corpus has no capital L: in `WE LIKE` it is no character to carry, but read as `l`.
@@ -56,6 +62,16 @@ def test_an_all_caps_line_is_the_translation_of_its_sentence_cased_form_upper_ca
     [upper] = translator.translate([sentence.upper()])
     assert upper.src_pieces == plain.src_pieces and upper.carried == []  # the model read the sentence-cased form
     assert upper.text == plain.text.upper() and upper.source == sentence.upper()
+
+
+@pytest.mark.parametrize("address", ["tom@example.com", "www.Example.com/ReadMe"])
+def test_an_address_in_a_line_of_capitals_or_title_case_goes_back_as_typed(translator, address):
+    [plain] = translator.translate([f"I see the cat {address.lower()}."])
+    for line in (f"I SEE THE CAT {address}.", f"I See The Cat {address}."):
+        [typed] = translator.translate([line])
+        assert typed.carried == [address] and typed.src_pieces == plain.src_pieces
+        expected = plain.text.replace(address.lower(), "")
+        assert typed.text.replace(address, "") == (expected.upper() if "SEE" in line else expected)
 
 
 @pytest.mark.parametrize("line", ["I See The Cat.", "i see the cat."])

@@ -27,6 +27,8 @@ def test_split_finds_sentences_and_keeps_their_text():
     assert split("Close the window. It is cold in here.") == ["Close the window.", "It is cold in here."]
     assert split("Mr. Smith paid $3.50 for it. Really?! Yes.") == ["Mr. Smith paid $3.50 for it.", "Really?!", "Yes."]
     assert split("  Go.  ") == ["Go."]
+    assert split("Visit Our Site At www.Example.com/ReadMe Today. Go!") == \
+        ["Visit Our Site At www.Example.com/ReadMe Today.", "Go!"]  # a stop in an address ends no sentence
     assert split("   ") == ["   "]  # nothing to split: the line as it is
 
 
@@ -49,6 +51,13 @@ def test_a_line_of_two_sentences_is_their_translations_joined(translator):
     np.testing.assert_allclose(line.attention[:t1, :s1], first.attention, atol=1e-5)
     np.testing.assert_allclose(line.attention[t1:, s1:], second.attention, atol=1e-5)
     assert not line.attention[:t1, s1:].any() and not line.attention[t1:, :s1].any()  # each to its own source
+
+
+@pytest.mark.parametrize("space", ["\u00a0", "\u2009", "\u3000", "\u2002"])
+def test_a_unicode_space_before_a_stop_is_read_as_a_space_by_the_segmenter_too(translator, space):
+    # sentencex panicked on these (a byte index inside the space) before the line was cleaned.
+    [typed] = translator.translate([f"Plan B{space}. I see the cat{space}!"])
+    assert typed.text == translator.translate(["Plan B . I see the cat !"])[0].text
 
 
 def test_switched_off_the_line_is_read_as_one_sentence(translator):

@@ -70,6 +70,8 @@ def test_a_run_between_two_words_leaves_a_space_and_none_is_left_before_punctuat
     ("It fell to −3 today.", "It fell to 3 today.", Carried("−", 3, False, True)),
     ("-5 is cold.", "5 is cold.", Carried("-", 0, False, True)),
     ("See “www.example.com”.", "See “ ”.", Carried("www.example.com", 1, True, True)),  # the quotes are not in it
+    ("WRITE TO TOM@EXAMPLE.COM.", "WRITE TO.", Carried("TOM@EXAMPLE.COM", 1, True, False)),
+    ("Visit Www.Example.Com/ReadMe Today.", "Visit Today.", Carried("Www.Example.Com/ReadMe", 1, False, False)),
 ])
 def test_addresses_and_minus_signs_are_carried_although_the_model_reads_them(text, kept, run):
     assert take_out(text, lambda char: True) == (kept, (run,))

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Literal
 
 from attention_lab.data.cleaning import capitalized
+from attention_lab.inference.symbols import VERBATIM
 
 Casing = Literal["as written", "upper", "title", "lower"]
 WORDS_FOR_TITLE = 3  # `Tom Jackson.` is a name, not a line in Title Case
@@ -28,7 +29,9 @@ WORDS_FOR_TITLE = 3  # `Tom Jackson.` is a name, not a line in Title Case
 def casing(sentence: str) -> Casing:
     """`upper` when every cased letter is a capital (two at least: `I.` and `A.` are as written),
     `title` when at least WORDS_FOR_TITLE words start with a letter and each starts with a capital,
-    `lower` when the sentence begins with a small letter (two cased letters at least)."""
+    `lower` when the sentence begins with a small letter (two cased letters at least). Addresses are
+    not counted: they are carried as typed (`Visit Our Site At www.example.com.` is Title Case)."""
+    sentence = VERBATIM.sub(" ", sentence)
     letters = [c for c in sentence if c.isalpha() and c.lower() != c.upper()]
     if len(letters) >= 2 and all(c.isupper() for c in letters):
         return "upper"
@@ -43,9 +46,10 @@ def casing(sentence: str) -> Casing:
 def sentence_cased(sentence: str, pieces: Callable[[str], list], keep_capitals: bool = False) -> str:
     """`sentence` as the corpus writes a sentence; `pieces(word)` is what the model reads for a word.
     `keep_capitals`: a word with a capital is kept as written (in a lower-case sentence, the writer's
-    own capitals are names), the first letter too when it begins one (`iPhone`)."""
+    own capitals are names), the first letter too when it begins one (`iPhone`). A word with an
+    address in it is kept as written: it is carried to the output as typed (inference/symbols.py)."""
     words = sentence.split(" ")
-    decided = [not keep_capitals or word == word.lower() for word in words]
+    decided = [(not keep_capitals or word == word.lower()) and not VERBATIM.search(word) for word in words]
     cased = " ".join(word_cased(word, pieces) if decide else word for word, decide in zip(words, decided))
     first = next((decide for word, decide in zip(words, decided) if any(c.isalpha() for c in word)), True)
     return capitalized(cased) if first else cased  # `« iPhone` stays

@@ -4,7 +4,8 @@ one sentence at a time, as every line of the corpus it learnt from is one.
 The line is split by sentencex (Wikimedia's rule-based segmenter, no data to download; pysbd was
 tried and drops characters: "….». ?!" came back without its "?!"), each sentence is translated in
 the same batches as every other, and the translations are joined with a space. A line's attention
-is its sentences' block-diagonal: each sentence's outputs attend to its own source only.
+is its sentences' block-diagonal: each sentence's outputs attend to its own source only. A full stop
+inside an address (`www.Example.com`, inference/symbols.py) ends no sentence.
 """
 
 from __future__ import annotations
@@ -14,10 +15,22 @@ from collections.abc import Sequence
 import numpy as np
 import sentencex
 
+from attention_lab.inference.symbols import VERBATIM
+
+STOPS = str.maketrans(".!?", "___")
+
 
 def split(line: str) -> list[str]:
-    """The sentences of `line`, spaces around them dropped; the line itself when it has no text."""
-    return [s.strip() for s in sentencex.segment("en", line) if s.strip()] or [line]
+    """The sentences of the cleaned `line` (data/cleaning.py: its only spaces are plain ones), spaces
+    around them dropped; the line itself when it has no text."""
+    # The segmenter reads the line with its addresses' stops masked; it gives back every character of
+    # a cleaned line, so its sentences' lengths cut the line as written.
+    masked = VERBATIM.sub(lambda match: match.group().translate(STOPS), line)
+    sentences, start = [], 0
+    for segment in sentencex.segment("en", masked):
+        sentences.append(line[start : start + len(segment)])
+        start += len(segment)
+    return [s.strip() for s in sentences if s.strip()] or [line]
 
 
 def block_diagonal(blocks: Sequence[np.ndarray]) -> np.ndarray:

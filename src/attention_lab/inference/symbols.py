@@ -53,13 +53,14 @@ CLOSING = ".,!?;:…)]}»%"  # punctuation written against the word before it
 # A web address ends before the punctuation after it (`Go to example.com.`); a bare domain needs a
 # known ending, so that `home.then` (a missing space) is no address. Each starts a word (the lookbehinds),
 # which also keeps a long line of `-1-1-1…` from being tried at every position. A minus sign follows a
-# space or begins the sentence: `3:-2`, `x=-5` and `(555)-123` are left to the model.
+# space or begins the sentence: `3:-2`, `x=-5` and `(555)-123` are left to the model. Any case: an
+# address in a line typed in capitals or Title Case (`WWW.EXAMPLE.COM`) is one too.
 VERBATIM = re.compile(r"""
     (?<![\w.])(?:https?://|www\.)[^\s<>"“”]*[^\s<>"“”.,!?;:'’)\]}»]                 # a web address
   | (?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+                                        # an e-mail address
   | (?<![\w.-])[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|edu|gov|io|info|fr|uk|ca|de)\b(?![\w@-])  # a bare domain
   | (?<!\S)[-−](?=[0-9])                                                           # a number's minus sign
-""", re.VERBOSE)
+""", re.VERBOSE | re.IGNORECASE)
 
 
 def joins_a_word(run: str) -> bool:
@@ -114,11 +115,11 @@ def output_words(pieces: Sequence[str], join: Callable[[Sequence[str]], str]) ->
 
 
 def put_back(carried: Sequence[Carried], source: str, pieces: Sequence[str], attention: np.ndarray, src: Codec,
-             tgt: Codec) -> str:
-    """The translation of `pieces` as text, with the runs `carried` out of `source` in place.
-    attention (T, S): a row per output piece (and `<eos>` when emitted), a column per piece `src`
-    reads in `source` and one for `<eos>`."""
-    text = tgt.join(pieces)
+             tgt: Codec, recase: Callable[[str], str] = str) -> str:
+    """The translation of `pieces` as text, `recase`d (the runs are not: they go back as written), with
+    the runs `carried` out of `source` in place. attention (T, S): a row per output piece (and `<eos>`
+    when emitted), a column per piece `src` reads in `source` and one for `<eos>`."""
+    text = recase(tgt.join(pieces))
     words = text.split()
     if not carried:
         return text

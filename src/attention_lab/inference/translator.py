@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -139,11 +140,14 @@ class Translator:
         src = self.tokenizer.src
         found = []
         for i, line in enumerate(lines):
+            # Cleaned first: `5<no-break space>€` is `5 €`, and the segmenter never sees a space it would
+            # cut inside (sentencex panicked on `Plan B<no-break space>.`).
+            line = clean(line)
             for sentence in split(line) if search.split_sentences else [line]:
                 # Cased first: a capital the vocabulary lacks (`L` of `LIKE`) is no character to carry.
                 case = casing(sentence)
-                cased = (clean(sentence) if case == "as written"  # cleaned: `5<no-break space>€` is `5 €`
-                         else sentence_cased(clean(sentence), src.pieces, keep_capitals=case == "lower"))
+                cased = sentence if case == "as written" else sentence_cased(sentence, src.pieces,
+                                                                             keep_capitals=case == "lower")
                 text, carried = take_out(with_currency_names(cased), src.reads)
                 found.append(Sentence(i, with_end_mark(text), carried, case))
         return found
@@ -224,8 +228,8 @@ class Translator:
                 results[i] = Translation(
                     source=text, src_pieces=[UNK if j == UNK_ID else p for p, j in zip(src_codec.pieces(text), ids[i])]
                     + [EOS], pieces=pieces, output_labels=pieces + [EOS] * (len(weights) - len(pieces)),
-                    text=recased(put_back(sentences[i].carried, text, pieces, weights, src_codec, tgt_codec),
-                                 sentences[i].casing),
+                    text=put_back(sentences[i].carried, text, pieces, weights, src_codec, tgt_codec,
+                                  partial(recased, source_casing=sentences[i].casing)),
                     score=scores[row], attention=weights,
                     unknown=[w for w, j in zip(src_codec.surface(text), ids[i]) if j == UNK_ID],
                     carried=[c.text for c in sentences[i].carried], maps=kept if maps else None, layout=layout)
