@@ -18,7 +18,8 @@ PAIRS = [("See you on Monday.", "À lundi."), ("Sunday is a holiday.", "Dimanche
          ("I was born in April, not in May.", "Je suis né en avril, pas en mai."),
          ("Between Monday and Friday, not on Sundays.", "Entre lundi et vendredi, pas le dimanche."),
          ("April, August and October.", "Avril, août et octobre."), ("It's the end of August.", "C'est la fin d'août."),
-         ("It's March, but warm.", "C'est mars, mais il fait chaud.")]  # mais is no plural month
+         ("It's March, but warm.", "C'est mars, mais il fait chaud."),  # mais is no plural month
+         ("See you on Friday!", "À VENDREDI !")]
 NOT_SWAPPED = [("May I come in?", "Puis-je entrer ?"),  # the verb
                ("I'll come in May.", "Je viendrai au printemps."),  # the French does not name it
                ("See you on Monday.", "À mardi."),  # not the same day
@@ -34,8 +35,10 @@ def put_back(text: str, undo: dict[str, str]) -> str:
         return text
 
     def back(match: re.Match[str]) -> str:
-        old = undo[match.group(1).lower()]
-        return (old[0].upper() + old[1:] if match.group(1)[0].isupper() else old.lower()) + (match.group(2) or "")
+        old, typed = undo[match.group(1).lower()], match.group(1)
+        old = old.upper() if typed.isupper() and len(typed) > 1 else old[0].upper() + old[1:] if typed[0].isupper() \
+            else old.lower()
+        return old + (match.group(2) or "")
 
     return re.sub(r"\b(" + "|".join(undo) + r")((?<!mai)s)?\b", back, text, flags=re.IGNORECASE)
 

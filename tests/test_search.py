@@ -540,7 +540,7 @@ def test_length_penalty_and_limits():
     assert length_penalty(torch.tensor([7]), 1.0).item() == pytest.approx(2.0)
     assert output_limits(torch.tensor([3, 4]), 1.5).tolist() == [5, 6]
     assert output_limits(torch.tensor([3, 40]), 2.0, cap=10).tolist() == [6, 10]
-    assert output_limits(torch.tensor([3, 40]), 2.0, cap=90, extra=10).tolist() == [16, 90]
+    assert output_limits(torch.tensor([3, 40]), 2.0, cap=85, extra=10).tolist() == [16, 85]
 
 
 @pytest.mark.parametrize("beam", [1, 3])

@@ -79,7 +79,8 @@ def test_addresses_and_minus_signs_are_carried_although_the_model_reads_them(tex
 
 @pytest.mark.parametrize("text", ["Call 1-800-828-6322 now.", "I went home.then I slept.", "Use Node.js, e.g. this.",
                                   "It is 5-3, not 5 - 3.", "(−3) is less.", "The ratio was 3:-2.", "Set x=-5 now.",
-                                  "Call (555)-123-4567.", "Awww.that is cute."])
+                                  "Call (555)-123-4567.", "Awww.that is cute.", "Ask Mr.De Niro.",
+                                  "I'm tired.Net profit fell."])
 def test_text_like_an_address_or_a_sign_is_read(text):
     assert take_out(text, lambda char: True) == (text, ())
 

@@ -8,8 +8,8 @@ in February.` as `Mon anniversaire est à Febru.`). Pairs with the other days an
 places teach each one's French name.
 
 A pair qualifies when every weekday and month its English side names (`Tuesday`; `May` only where the
-French side says `mai`, so never the verb) is named as many times on the French side (`mardi`, or
-`Mardi` opening a sentence), and the French side names no other. Each is replaced everywhere in the
+French side says `mai`, which leaves out the verb in all 16 such pairs of the corpus) is named as many
+times on the French side (`mardi`, in any case), and the French side names no other. Each is replaced everywhere in the
 pair by another of its kind: a day by a day, a month by a month of the same first sound, so that
 `d'avril`, `l'an` and `an April` read right (`avril`, `août` and `octobre` open with a vowel in both
 languages). Made from text, before encoding, as the renamed pairs are.
@@ -59,13 +59,13 @@ def calendar_words(source: str, target: str) -> list[str]:
 
 def swapped(source: str, target: str, rng: np.random.Generator) -> tuple[str, str, dict[str, str]]:
     """The pair with each of its `calendar_words` replaced by another of its kind (one not in the
-    pair), alike on both sides, keeping each one's number and the French its capital; and the
+    pair), alike on both sides, keeping each one's number and the French its capitals; and the
     replacements made (old English word -> new; one-to-one, so they can be undone)."""
     words = calendar_words(source, target)
     replacements: dict[str, str] = {}
     for word in words:
         free = [english for english, _ in KIND[word] if english not in words and english not in replacements.values()]
-        if free:  # a kind of three with all three in the pair keeps them
+        if free:  # a pair naming every day of a kind but one or two (or all three vowel months) keeps some
             replacements[word] = free[int(rng.integers(len(free)))]
     in_french = {FRENCH[old]: FRENCH[new] for old, new in replacements.items()}
 
@@ -74,7 +74,8 @@ def swapped(source: str, target: str, rng: np.random.Generator) -> tuple[str, st
         for match in found(pattern, text):
             new = new_words.get(key(match.group(1)))
             if new is not None:
-                new = new.capitalize() if match.group(1)[0].isupper() else new
+                old = match.group(1)
+                new = new.upper() if old.isupper() and len(old) > 1 else new.capitalize() if old[0].isupper() else new
                 pieces += [text[start:match.start()], new, match.group(2)]
                 start = match.end()
         return "".join(pieces) + text[start:]

@@ -9,8 +9,8 @@ a row per input row, in order: `translation`, its French translation (a row of s
 translated sentence by sentence), and `missing_numbers`, the digit groups of the row that the
 translation does not write in digits, space-separated ("" when none): a row to check.
 Params (optional, per request): `beam_size` (1 = greedy), `length_penalty`, `coverage_penalty`,
-`min_len_ratio`, `keep_live`, `max_len_ratio`, `split_sentences` (false: each row whole), `copy_numbers`
-(false: digits the source lacks may be written).
+`min_len_ratio`, `keep_live`, `max_len_ratio`, `max_len_extra`, `split_sentences` (false: each row whole),
+`copy_numbers` (false: digits the source lacks may be written).
 
 The work of one request is bounded (README: Limits). Before any search: each sentence at most
 `SearchParams.max_source_pieces`, the request at most `MAX_REQUEST_PIECES` in all (its memory),
