@@ -191,6 +191,46 @@ def race(env: dict[str, str], cwd: Path, count: int = 2) -> set[str]:
     return {out.strip() for out, _ in results}
 
 
+class RacedInserts:
+    """A client whose first `log_inputs` calls fail as a store's do when another process inserted the
+    same dataset between this one's lookup and its insert (the message sqlite gives), or as `error` says."""
+
+    def __init__(self, client: MlflowClient, failures: int, error: str = "") -> None:
+        self.client, self.failures, self.calls = client, failures, 0
+        self.error = error or ("(sqlite3.IntegrityError) UNIQUE constraint failed: datasets.experiment_id, "
+                               "datasets.name, datasets.digest")
+
+    def log_inputs(self, run_id: str, datasets):
+        from mlflow.exceptions import MlflowException
+
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise MlflowException(self.error)
+        return self.client.log_inputs(run_id, datasets=datasets)
+
+    def __getattr__(self, name: str):
+        return getattr(self.client, name)
+
+
+def test_a_dataset_another_run_inserted_at_the_same_moment_is_linked_on_a_second_try(local_store, tmp_path):
+    experiment = tracking.ensure_experiment(local_store, "datasets")
+    frame = pd.DataFrame({"src": ["Go."], "tgt": ["Va !"]})
+    for failures in (0, 1, mlflow_run.DATASET_TRIES - 1):
+        run_id = local_store.create_run(experiment).info.run_id
+        raced = RacedInserts(local_store, failures)
+        dataset = mlflow_run.Run(raced, run_id).log_dataset(frame, "train", tmp_path / "train.parquet", "training")
+        assert raced.calls == failures + 1
+        [logged] = local_store.get_run(run_id).inputs.dataset_inputs
+        assert (logged.dataset.name, logged.dataset.digest) == ("train", dataset.digest)
+    from mlflow.exceptions import MlflowException
+
+    run_id = local_store.create_run(experiment).info.run_id
+    for raced in (RacedInserts(local_store, mlflow_run.DATASET_TRIES), RacedInserts(local_store, 1, "store down")):
+        with pytest.raises(MlflowException):  # the same failure every time, or another failure: not retried past it
+            mlflow_run.Run(raced, run_id).log_dataset(frame, "train", tmp_path / "train.parquet", "training")
+        assert raced.calls == min(raced.failures, mlflow_run.DATASET_TRIES)
+
+
 def test_processes_creating_the_experiment_at_once_all_succeed(tracking_server, tmp_path):
     base, _ = tracking_server
     ids = race(client_env(base, tmp_path), tmp_path)

@@ -28,6 +28,11 @@ from attention_lab.tracking.store import (
 )
 
 
+# What a store says when two processes insert the same dataset at once (sqlite, PostgreSQL, MySQL).
+DUPLICATE_INSERT = ("IntegrityError", "UniqueViolation", "UNIQUE constraint failed", "Duplicate entry")
+DATASET_TRIES = 3
+
+
 def param_values(flat: Mapping[str, Any]) -> dict[str, str]:
     return {k: str(v)[:MAX_PARAM_LENGTH] for k, v in flat.items()}
 
@@ -113,6 +118,7 @@ class Run:
             return None
         import mlflow.data
         from mlflow.entities import DatasetInput, InputTag
+        from mlflow.exceptions import MlflowException
         from mlflow.utils.mlflow_tags import MLFLOW_DATASET_CONTEXT
 
         with warnings.catch_warnings():
@@ -120,9 +126,17 @@ class Run:
             # that a path could be either.
             warnings.filterwarnings("ignore", message="The specified dataset source can be interpreted in multiple")
             dataset = mlflow.data.from_pandas(frame, source=Path(source).resolve().as_uri(), name=name)
-        self.client.log_inputs(self.run_id, datasets=[DatasetInput(dataset._to_mlflow_entity(),
-                                                                   [InputTag(MLFLOW_DATASET_CONTEXT, context)])])
-        return dataset
+        inputs = [DatasetInput(dataset._to_mlflow_entity(), [InputTag(MLFLOW_DATASET_CONTEXT, context)])]
+        # The store looks a dataset up, then inserts it: two runs of one experiment logging the same split
+        # at once (queued experiments with equal budgets finish together) both insert, and the later one
+        # fails. Tried again, it finds the dataset and only links it to its run.
+        for tries_left in reversed(range(DATASET_TRIES)):
+            try:
+                self.client.log_inputs(self.run_id, datasets=inputs)
+                return dataset
+            except MlflowException as exc:
+                if not tries_left or not any(marker in str(exc) for marker in DUPLICATE_INSERT):
+                    raise
 
     def log_table(self, frame: Any, artifact_file: str) -> None:
         """A pandas frame as an MLflow table: JSON in `MlflowClient.log_table`'s format, listed in
