@@ -134,6 +134,16 @@ def data_module(paths, **params):
     return module
 
 
+def assert_appended(plain, augmented, made: list[tuple[str, str]]) -> None:
+    """`augmented`'s train pairs are `plain`'s (two DataModules of one split) followed by the text pairs
+    `made`, encoded; its valid pairs and sources are `plain`'s."""
+    tokenizer, n = plain.tokenizer, len(plain.train_pairs)
+    assert made and len(augmented.train_pairs) == n + len(made) and augmented.train_pairs[:n] == plain.train_pairs
+    assert augmented.train_pairs[n:] == list(zip(tokenizer.src.encode_all([s for s, _ in made]),
+                                                 tokenizer.tgt.encode_all([t for _, t in made])))
+    assert augmented.valid_pairs == plain.valid_pairs and augmented.valid_sources == plain.valid_sources
+
+
 def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build) -> Path:
     """The folder `name`, filled by `build(folder)` once for the whole run. Under `make test` the
     xdist workers share their base temp's parent: the first worker to need the folder builds it under

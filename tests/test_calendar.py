@@ -5,7 +5,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import TINY_VOCAB, data_module
+from conftest import TINY_VOCAB, assert_appended, data_module
 
 from attention_lab.config import from_mapping
 from attention_lab.data.calendar_augmentation import FRENCH, KIND, calendar_pairs, calendar_words, swapped
@@ -100,10 +100,5 @@ def prepared(tmp_path_factory):
 def test_only_the_train_pairs_are_swapped_after_the_renamed_ones(prepared):
     plain = data_module(prepared, name_fraction=0.2)
     swapped_data = data_module(prepared, name_fraction=0.2, calendar_fraction=0.5)
-    tokenizer, n = plain.tokenizer, len(plain.train_pairs)
     train = load_split(prepared.data, "train")
-    made = calendar_pairs(list(zip(train["src"], train["tgt"])), 0.5, seed=0)
-    assert made and len(swapped_data.train_pairs) == n + len(made) and swapped_data.train_pairs[:n] == plain.train_pairs
-    assert swapped_data.train_pairs[n:] == list(zip(tokenizer.src.encode_all([s for s, _ in made]),
-                                                    tokenizer.tgt.encode_all([t for _, t in made])))
-    assert swapped_data.valid_pairs == plain.valid_pairs and swapped_data.valid_sources == plain.valid_sources
+    assert_appended(plain, swapped_data, calendar_pairs(list(zip(train["src"], train["tgt"])), 0.5, seed=0))

@@ -5,7 +5,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import TINY_VOCAB, data_module
+from conftest import TINY_VOCAB, assert_appended, data_module
 
 from attention_lab.config import from_mapping
 from attention_lab.data.name_augmentation import NAME, name_pairs, renamed, shared_names
@@ -64,10 +64,5 @@ def prepared(tmp_path_factory):
 def test_only_the_train_pairs_are_renamed_after_the_renumbered_ones(prepared):
     plain, renamed_data = data_module(prepared, number_fraction=0.1), data_module(prepared, number_fraction=0.1,
                                                                                   name_fraction=0.5)
-    tokenizer, n = plain.tokenizer, len(plain.train_pairs)
     train = load_split(prepared.data, "train")
-    made = name_pairs(list(zip(train["src"], train["tgt"])), 0.5, seed=0)
-    assert made and len(renamed_data.train_pairs) == n + len(made) and renamed_data.train_pairs[:n] == plain.train_pairs
-    assert renamed_data.train_pairs[n:] == list(zip(tokenizer.src.encode_all([s for s, _ in made]),
-                                                    tokenizer.tgt.encode_all([t for _, t in made])))
-    assert renamed_data.valid_pairs == plain.valid_pairs and renamed_data.valid_sources == plain.valid_sources
+    assert_appended(plain, renamed_data, name_pairs(list(zip(train["src"], train["tgt"])), 0.5, seed=0))

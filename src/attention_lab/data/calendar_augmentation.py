@@ -23,7 +23,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-TextPair = tuple[str, str]  # (English, French)
+from attention_lab.data.drawn_pairs import TextPair, drawn_pairs
+
 CALENDAR_STREAM = 43  # with the seed, this augmentation's random stream
 # Each kind's words swap only among themselves: (English, French) in calendar order.
 KINDS = (
@@ -88,10 +89,4 @@ def calendar_pairs(pairs: Sequence[TextPair], fraction: float, seed: int) -> lis
     """`round(fraction × len(pairs))` new pairs, each a pair drawn at random (with replacement)
     among those naming a weekday or month on both sides, with them swapped; seeded by `seed`. None
     when no pair names one."""
-    count = round(fraction * len(pairs))
-    with_words = [pair for pair in pairs if calendar_words(*pair)] if count else []
-    if not with_words:
-        return []
-    rng = np.random.default_rng((seed, CALENDAR_STREAM))  # not the draws of the other augmentations
-    drawn = rng.integers(0, len(with_words), size=count)  # (count,)
-    return [swapped(*with_words[int(i)], rng)[:2] for i in drawn]
+    return drawn_pairs(pairs, fraction, seed, CALENDAR_STREAM, calendar_words, swapped)

@@ -20,7 +20,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-TextPair = tuple[str, str]  # (English, French)
+from attention_lab.data.drawn_pairs import TextPair, drawn_pairs
+
 NAMES_STREAM = 41  # with the seed, this augmentation's random stream
 NAME = re.compile(r"\b[A-Z][a-z]+\b")
 CONSONANTS, VOWELS = "bdfgklmnprstvz", "aeiou"
@@ -61,10 +62,4 @@ def renamed(source: str, target: str, rng: np.random.Generator) -> tuple[str, st
 def name_pairs(pairs: Sequence[TextPair], fraction: float, seed: int) -> list[TextPair]:
     """`round(fraction × len(pairs))` new pairs, each a pair drawn at random (with replacement)
     among those sharing a name, renamed; seeded by `seed`. None when no pair shares one."""
-    count = round(fraction * len(pairs))
-    with_names = [pair for pair in pairs if shared_names(*pair)] if count else []
-    if not with_names:
-        return []
-    rng = np.random.default_rng((seed, NAMES_STREAM))  # not the draws of the other augmentations
-    drawn = rng.integers(0, len(with_names), size=count)  # (count,)
-    return [renamed(*with_names[int(i)], rng)[:2] for i in drawn]
+    return drawn_pairs(pairs, fraction, seed, NAMES_STREAM, shared_names, renamed)

@@ -22,9 +22,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from attention_lab.data.drawn_pairs import TextPair, drawn_pairs
 from attention_lab.data.numbers import DIGIT_GROUP, digit_groups
-
-TextPair = tuple[str, str]  # (English, French)
 NUMBERS_STREAM = 38  # with the seed, this augmentation's random stream
 TIME = re.compile(r"(?<![0-9])([0-9]{1,2}):([0-9]{2})(?![0-9])")  # 8:30, 10:45 in English
 
@@ -75,10 +74,4 @@ def renumbered(source: str, target: str, rng: np.random.Generator) -> tuple[str,
 def number_pairs(pairs: Sequence[TextPair], fraction: float, seed: int) -> list[TextPair]:
     """`round(fraction × len(pairs))` new pairs, each a pair drawn at random (with replacement)
     among those sharing a digit group, renumbered; seeded by `seed`. None when no pair shares one."""
-    count = round(fraction * len(pairs))
-    with_numbers = [pair for pair in pairs if shared_groups(*pair)]
-    if count == 0 or not with_numbers:
-        return []
-    rng = np.random.default_rng((seed, NUMBERS_STREAM))  # not the draws of concatenation's default_rng(seed)
-    drawn = rng.integers(0, len(with_numbers), size=count)  # (count,)
-    return [renumbered(*with_numbers[int(i)], rng)[:2] for i in drawn]
+    return drawn_pairs(pairs, fraction, seed, NUMBERS_STREAM, shared_groups, renumbered)
