@@ -9,6 +9,8 @@
 import re
 import sys
 import zlib
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -41,21 +43,28 @@ def main(model: str, splits: str) -> None:
         if beam == 8:
             for (source, _), text, ok in zip(sentences, texts, kept):
                 print(f"  {'ok ' if ok else 'NOT'} {source} -> {text}")
+    valid_scores(translator, splits, calendar_words, swapped, "days or months", lambda source, text, reference: all(
+        re.search(rf"\b{FRENCH[word]}s?\b", text, re.IGNORECASE) for word in calendar_words(source, reference)))
+
+
+def valid_scores(translator: Translator, splits: str, applies: Callable[[str, str], Any],
+                 rewrite: Callable[[str, str, np.random.Generator], tuple], what: str,
+                 kept: Callable[[str, str, str], bool]) -> None:
+    """Print BLEU (greedy, beam 8) of the valid pairs `applies` is true for, as written and as `rewrite`
+    makes them (seeded by each source), and the share of outputs `kept(source, output, first reference)`
+    holds for."""
     valid = load_split(splits, "valid")
-    named = [pair for pair in zip(valid["src"], valid["tgt"]) if calendar_words(*pair)]
-    others = [swapped(*pair, np.random.default_rng(zlib.crc32(pair[0].encode())))[:2] for pair in named]
-    for name, chosen in (("as written", named), ("swapped", others)):
+    named = [pair for pair in zip(valid["src"], valid["tgt"]) if applies(*pair)]
+    others = [rewrite(*pair, np.random.default_rng(zlib.crc32(pair[0].encode())))[:2] for pair in named]
+    for name, chosen in (("as written", named), ("rewritten", others)):
         grouped = references(pd.DataFrame(chosen, columns=["src", "tgt"]))
         sources, refs = list(grouped.index), [list(r) for r in grouped]
         for beam in (1, 8):
             texts = [t.text for t in translator.translate(sources, SearchParams(beam_size=beam))]
-            kept = np.mean([all(re.search(rf"\b{FRENCH[word]}s?\b", text, re.IGNORECASE)
-                                for word in calendar_words(source, refs_[0]))
-                            for source, text, refs_ in zip(sources, texts, refs)])
+            share = np.mean([kept(source, text, refs_[0]) for source, text, refs_ in zip(sources, texts, refs)])
             bleu = corpus_scores(texts, refs)["bleu"]
-            print(f"valid naming days or months, {name:10s} {len(sources):4d} sources, beam {beam}: "
-                  f"BLEU {bleu:6.2f}, the day or month named in {100 * kept:5.1f} %", flush=True)
-
+            print(f"valid naming {what}, {name:10s} {len(sources):4d} sources, beam {beam}: "
+                  f"BLEU {bleu:6.2f}, kept in {100 * share:5.1f} %", flush=True)
 
 if __name__ == "__main__":
     main(*sys.argv[1:])
