@@ -180,6 +180,8 @@ def test_attention_settings_that_cannot_mean_anything_are_refused_naming_the_key
     ({"name_fraction": 1.5}, "train_seq2seq.name_fraction: must be <= 1"),
     ({"calendar_fraction": -0.1}, "train_seq2seq.calendar_fraction: must be >= 0"),
     ({"calendar_fraction": 1.5}, "train_seq2seq.calendar_fraction: must be <= 1"),
+    ({"title_fraction": -0.1}, "train_seq2seq.title_fraction: must be >= 0"),
+    ({"title_fraction": 1.5}, "train_seq2seq.title_fraction: must be <= 1"),
 ])
 def test_the_augmentations_settings_are_validated(data, message):
     from attention_lab.training.datamodule import DataParams

@@ -1,0 +1,119 @@
+"""The title augmentation: a pair's people given a title and a made-up surname alike on both sides,
+train split only."""
+
+import re
+
+import numpy as np
+import pytest
+from conftest import TINY_VOCAB, assert_appended, data_module
+
+from attention_lab.config import from_mapping
+from attention_lab.data.drawn_pairs import drawn_pairs
+from attention_lab.data.splits import SplitParams, load_split
+from attention_lab.data.title_augmentation import DOCTOR, PEOPLE, TITLES, title_pairs, titled, titled_people
+from attention_lab.data.tokenizer import TokenizerParams
+from attention_lab.training.paths import prepare_data
+
+PAIRS = [("Tom is here.", "Tom est là."), ("I talked to Tom about Mary.", "J'ai parlé de Mary à Tom."),
+         ("This is Tom's car.", "C'est la voiture de Tom."), ("Mary is tired.", "Mary est fatiguée."),
+         ("Thank you, Tom.", "Merci, Tom."), ("John met Tom in Boston.", "John a rencontré Tom à Boston."),
+         ("À Tom!", "À Tom !")]
+UNTITLED = [("Mary is tired.", "Marie est fatiguée."),  # the French names her otherwise
+            ("Boston is big.", "Boston est grande."),  # a place, not a person
+            ("No people here.", "Personne ici.")]
+FRENCH_TITLES = {english: french for titles in TITLES.values() for english, french in titles}
+
+
+def count(words: str, text: str) -> int:
+    return len(re.findall(rf"\b{re.escape(words)}(?!\w)", text))
+
+
+def people_in(source: str, target: str) -> list[tuple[str, str, str]]:
+    """(English title, surname, French words before the surname) for each titled person of a pair."""
+    titles = "|".join(map(re.escape, sorted(FRENCH_TITLES, key=len, reverse=True)))
+    english = re.findall(rf"\b({titles}) ([A-Z][a-z]+)", source)
+    return [(title, surname, re.search(rf"(\w+\.?) {surname}\b", target).group(1)) for title, surname in english]
+
+
+@pytest.mark.parametrize("source, target", UNTITLED)
+def test_a_pair_naming_no_person_on_both_sides_is_left_alone(source, target):
+    assert titled_people(source, target) == []
+    assert titled(source, target, np.random.default_rng(0)) == (source, target, {})
+
+
+def test_each_person_gets_a_title_of_their_gender_and_a_new_surname_alike_on_both_sides():
+    rng = np.random.default_rng(0)
+    seen = set()
+    for _ in range(40):
+        for source, target in PAIRS:
+            new_source, new_target, replacements = titled(source, target, rng)
+            assert list(replacements) == titled_people(source, target)
+            assert ("Boston" in source) == ("Boston" in new_source)  # a place keeps its name
+            words = set(re.findall(r"\w+", f"{source} {target}"))
+            surnames = [new.split()[-1] for new in replacements.values()]
+            assert len(set(surnames)) == len(surnames) and not words & set(surnames)
+            for name, new in replacements.items():
+                title, surname = new.split()
+                assert (title, FRENCH_TITLES[title]) in TITLES[PEOPLE[name]]
+                assert count(new, new_source) == count(name, source)
+                assert count(surname, new_target) == count(name, target) and not count(name, new_target)
+                seen.add(title)
+            for title, surname, before in people_in(new_source, new_target):
+                assert before == FRENCH_TITLES[title]
+    assert seen == set(FRENCH_TITLES)
+
+
+def test_a_surname_that_is_a_word_of_the_pair_or_taken_is_drawn_again(monkeypatch):
+    drawn = iter(["Boston", "Kavo", "Kavo", "Lumi"])
+    monkeypatch.setattr("attention_lab.data.title_augmentation.made_up_name", lambda rng: next(drawn))
+    _, _, replacements = titled(*PAIRS[5], np.random.default_rng(0))
+    assert [new.split()[-1] for new in replacements.values()] == ["Kavo", "Lumi"]
+
+
+def test_a_doctor_takes_the_french_article_contracted_and_capitalised_and_is_never_spoken_to():
+    doctors = {}
+    for seed in range(60):
+        for source, target in PAIRS:
+            new_source, new_target, replacements = titled(source, target, np.random.default_rng(seed))
+            if replacements.get("Tom", "").startswith("Dr"):
+                doctors[source] = new_target.replace(replacements["Tom"].split()[-1], "X")
+    assert doctors["Tom is here."] == "Le docteur X est là."
+    assert doctors["I talked to Tom about Mary."].endswith("au docteur X.")
+    assert doctors["This is Tom's car."] == "C'est la voiture du docteur X."
+    assert doctors["À Tom!"] == "Au docteur X !"
+    assert "Thank you, Tom." not in doctors  # `Merci, docteur`: French addresses a doctor without the article
+
+
+def test_titled_pairs_are_seeded_drawn_from_pairs_naming_people_women_more_often_and_off_at_zero():
+    pairs = PAIRS[:1] * 8 + PAIRS[3:4] + UNTITLED
+    made = title_pairs(pairs, fraction=100.0, seed=1)
+    assert len(made) == 100 * len(pairs) and made == title_pairs(pairs, 100.0, seed=1) != title_pairs(pairs, 100.0, 2)
+    assert all(re.fullmatch(r"(M\.|Le docteur) [A-Z][a-z]+ est là\.|(Mme|Mlle) [A-Z][a-z]+ est fatiguée\.", target)
+               for _, target in made)
+    women = sum(pair[1].endswith("fatiguée.") for pair in made) / len(made)
+    assert 0.4 < women < 0.6  # one pair naming a woman against eight naming a man, drawn 8 times as often
+    assert title_pairs(pairs, 0.0, seed=1) == [] and title_pairs(UNTITLED, 1.0, seed=1) == []
+
+
+def test_a_pair_of_weight_zero_is_never_drawn():
+    pairs = [("a", "b"), ("c", "d")]
+    made = drawn_pairs(pairs, 50.0, 0, 1, lambda s, t: True, lambda s, t, rng: (s, t), lambda s, t: float(s == "c"))
+    assert made == [("c", "d")] * 100
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory):
+    from corpus_factory import corpus_text, pairs, write_zip
+
+    root = tmp_path_factory.mktemp("titles")
+    people = [(f"{name} sees the cat.", f"{name} voit le chat.") for name in ("Tom", "Mary")] * 9
+    return prepare_data(write_zip(root / "fra-eng.zip", corpus_text(pairs() + people)),
+                        SplitParams(valid_fraction=0.1, test_fraction=0.1), root,
+                        from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
+
+
+def test_only_the_train_pairs_are_titled_after_the_calendar_ones(prepared):
+    plain = data_module(prepared, calendar_fraction=0.2)
+    titled_data = data_module(prepared, calendar_fraction=0.2, title_fraction=0.5)
+    train = load_split(prepared.data, "train")
+    assert_appended(plain, titled_data, title_pairs(list(zip(train["src"], train["tgt"])), 0.5, seed=0))
