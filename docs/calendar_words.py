@@ -43,8 +43,12 @@ def main(model: str, splits: str) -> None:
         if beam == 8:
             for (source, _), text, ok in zip(sentences, texts, kept):
                 print(f"  {'ok ' if ok else 'NOT'} {source} -> {text}")
-    valid_scores(translator, splits, calendar_words, swapped, "days or months", lambda source, text, reference: all(
-        re.search(rf"\b{FRENCH[word]}s?\b", text, re.IGNORECASE) for word in calendar_words(source, reference)))
+    valid_scores(translator, splits, calendar_words, swapped, "days or months", named)
+
+
+def named(source: str, text: str, reference: str) -> bool:
+    """Whether `text` names in French each day and month that `source` and `reference` name."""
+    return all(re.search(rf"\b{FRENCH[word]}s?\b", text, re.IGNORECASE) for word in calendar_words(source, reference))
 
 
 def valid_scores(translator: Translator, splits: str, applies: Callable[[str, str], Any],
@@ -65,6 +69,7 @@ def valid_scores(translator: Translator, splits: str, applies: Callable[[str, st
             bleu = corpus_scores(texts, refs)["bleu"]
             print(f"valid naming {what}, {name:10s} {len(sources):4d} sources, beam {beam}: "
                   f"BLEU {bleu:6.2f}, kept in {100 * share:5.1f} %", flush=True)
+
 
 if __name__ == "__main__":
     main(*sys.argv[1:])

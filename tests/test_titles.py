@@ -10,18 +10,23 @@ from conftest import TINY_VOCAB, assert_appended, data_module
 from attention_lab.config import from_mapping
 from attention_lab.data.drawn_pairs import drawn_pairs
 from attention_lab.data.splits import SplitParams, load_split
-from attention_lab.data.title_augmentation import DOCTOR, PEOPLE, TITLES, title_pairs, titled, titled_people
+from attention_lab.data.title_augmentation import PEOPLE, TITLES, title_pairs, titled, titled_people
 from attention_lab.data.tokenizer import TokenizerParams
 from attention_lab.training.paths import prepare_data
 
 PAIRS = [("Tom is here.", "Tom est là."), ("I talked to Tom about Mary.", "J'ai parlé de Mary à Tom."),
          ("This is Tom's car.", "C'est la voiture de Tom."), ("Mary is tired.", "Mary est fatiguée."),
          ("Thank you, Tom.", "Merci, Tom."), ("John met Tom in Boston.", "John a rencontré Tom à Boston."),
-         ("À Tom!", "À Tom !")]
+         ("À Tom!", "À Tom !"), ("Quick! Tom is hurt.", "Vite ! Tom est blessé."),
+         ("Tom, wait for Mary.", "Tom, attends Mary."),
+         ("Tom, who is tall, saw Mary.", "Tom, qui est grand, a vu Mary.")]
 UNTITLED = [("Mary is tired.", "Marie est fatiguée."),  # the French names her otherwise
             ("Boston is big.", "Boston est grande."),  # a place, not a person
+            ("Tom Jackson is here.", "Tom Jackson est là."),  # a surname already
+            ("Uncle Tom sleeps.", "Oncle Tom dort."), ("Mr. John is here.", "M. John est là."),  # a title already
             ("No people here.", "Personne ici.")]
-FRENCH_TITLES = {english: french for titles in TITLES.values() for english, french in titles}
+FRENCH_TITLES = {english: french for titles in TITLES.values() for english, french, _ in titles}
+SPELLED_OUT = {english: alone for titles in TITLES.values() for english, _, alone in titles}
 
 
 def count(words: str, text: str) -> int:
@@ -54,12 +59,13 @@ def test_each_person_gets_a_title_of_their_gender_and_a_new_surname_alike_on_bot
             assert len(set(surnames)) == len(surnames) and not words & set(surnames)
             for name, new in replacements.items():
                 title, surname = new.split()
-                assert (title, FRENCH_TITLES[title]) in TITLES[PEOPLE[name]]
+                assert (title, FRENCH_TITLES[title], SPELLED_OUT[title]) in TITLES[PEOPLE[name]]
                 assert count(new, new_source) == count(name, source)
                 assert count(surname, new_target) == count(name, target) and not count(name, new_target)
                 seen.add(title)
             for title, surname, before in people_in(new_source, new_target):
-                assert before == FRENCH_TITLES[title]
+                spoken = source in ("Thank you, Tom.", "Tom, wait for Mary.") and replacements["Tom"].endswith(surname)
+                assert before.lower() == (SPELLED_OUT if spoken else FRENCH_TITLES)[title].split()[-1].lower()
     assert seen == set(FRENCH_TITLES)
 
 
@@ -70,7 +76,7 @@ def test_a_surname_that_is_a_word_of_the_pair_or_taken_is_drawn_again(monkeypatc
     assert [new.split()[-1] for new in replacements.values()] == ["Kavo", "Lumi"]
 
 
-def test_a_doctor_takes_the_french_article_contracted_and_capitalised_and_is_never_spoken_to():
+def test_a_doctor_takes_the_french_article_contracted_and_capitalised_but_none_when_spoken_to():
     doctors = {}
     for seed in range(60):
         for source, target in PAIRS:
@@ -81,17 +87,23 @@ def test_a_doctor_takes_the_french_article_contracted_and_capitalised_and_is_nev
     assert doctors["I talked to Tom about Mary."].endswith("au docteur X.")
     assert doctors["This is Tom's car."] == "C'est la voiture du docteur X."
     assert doctors["À Tom!"] == "Au docteur X !"
-    assert "Thank you, Tom." not in doctors  # `Merci, docteur`: French addresses a doctor without the article
+    assert doctors["Quick! Tom is hurt."] == "Vite ! Le docteur X est blessé."
+    assert doctors["Thank you, Tom."] == "Merci, docteur X."  # French addresses a doctor without the article
+    assert doctors["Tom, wait for Mary."].startswith("Docteur X, attends")
+    assert doctors["Tom, who is tall, saw Mary."].startswith("Le docteur X, qui")
 
 
-def test_titled_pairs_are_seeded_drawn_from_pairs_naming_people_women_more_often_and_off_at_zero():
-    pairs = PAIRS[:1] * 8 + PAIRS[3:4] + UNTITLED
+def test_titled_pairs_are_seeded_drawn_from_pairs_naming_people_those_naming_a_woman_8_times_as_often():
+    men, woman, both = PAIRS[0], PAIRS[3], ("Tom saw Mary.", "Tom a vu Mary.")
+    pairs = [men] * 8 + [woman, both] + UNTITLED
     made = title_pairs(pairs, fraction=100.0, seed=1)
     assert len(made) == 100 * len(pairs) and made == title_pairs(pairs, 100.0, seed=1) != title_pairs(pairs, 100.0, 2)
-    assert all(re.fullmatch(r"(M\.|Le docteur) [A-Z][a-z]+ est là\.|(Mme|Mlle) [A-Z][a-z]+ est fatiguée\.", target)
-               for _, target in made)
-    women = sum(pair[1].endswith("fatiguée.") for pair in made) / len(made)
-    assert 0.4 < women < 0.6  # one pair naming a woman against eight naming a man, drawn 8 times as often
+    person = r"(?:M\.|Le docteur|Mme|Mlle) [A-Z][a-z]+"
+    shapes = [next(i for i, shape in enumerate((f"{person} est là\\.", f"{person} est fatiguée\\.",
+                                                 f"{person} a vu {person}\\.")) if re.fullmatch(shape, target))
+              for _, target in made]
+    # Eight pairs naming a man, weighing 1 each, against two naming a woman, weighing 8 each.
+    assert all(abs(shapes.count(shape) / len(made) - 1 / 3) < 0.05 for shape in range(3))
     assert title_pairs(pairs, 0.0, seed=1) == [] and title_pairs(UNTITLED, 1.0, seed=1) == []
 
 
@@ -106,7 +118,7 @@ def prepared(tmp_path_factory):
     from corpus_factory import corpus_text, pairs, write_zip
 
     root = tmp_path_factory.mktemp("titles")
-    people = [(f"{name} sees the cat.", f"{name} voit le chat.") for name in ("Tom", "Mary")] * 9
+    people = [(f"{name} sees the cat on Monday.", f"{name} voit le chat lundi.") for name in ("Tom", "Mary")] * 9
     return prepare_data(write_zip(root / "fra-eng.zip", corpus_text(pairs() + people)),
                         SplitParams(valid_fraction=0.1, test_fraction=0.1), root,
                         from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
@@ -116,4 +128,5 @@ def test_only_the_train_pairs_are_titled_after_the_calendar_ones(prepared):
     plain = data_module(prepared, calendar_fraction=0.2)
     titled_data = data_module(prepared, calendar_fraction=0.2, title_fraction=0.5)
     train = load_split(prepared.data, "train")
+    assert len(plain.train_pairs) > len(train)  # calendar pairs, which the titled ones follow
     assert_appended(plain, titled_data, title_pairs(list(zip(train["src"], train["tgt"])), 0.5, seed=0))

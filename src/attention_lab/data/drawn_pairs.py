@@ -1,5 +1,6 @@
-"""The draw the text augmentations share (renumbered, renamed, calendar pairs): train pairs chosen at
-random among those a rewrite applies to, each rewritten, from a random stream of the augmentation's own."""
+"""The draw the text augmentations share (renumbered, renamed, calendar and titled pairs): train pairs
+chosen at random among those a rewrite applies to, each rewritten, from a random stream of the
+augmentation's own."""
 
 from __future__ import annotations
 

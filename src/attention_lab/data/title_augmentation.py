@@ -1,16 +1,16 @@
 """Title augmentation: training pairs whose people are given a title and a made-up surname, the same
-on both sides (`Tom is here.` / `Tom est là.` becomes `Mrs. Kesul is here.` / `Mme Kesul est là.`).
+on both sides (`Tom is here.` / `Tom est là.` becomes `Mr. Kesul is here.` / `M. Kesul est là.`).
 
 The corpus titles a person in 20 of its 167,130 lines, 11 of them `Mr. Jackson`, so a model garbles any
 other: `Mr. Smith is here.` came out as `Le docteur.`, `Dr. Brown will see you now.` as `Achez-vous
 l'instant maintenant.` and `Mrs. Jones is my teacher.` as `Marde juille est mon professeur.` Pairs with
 titled people in their places teach the French titles and that the surname after one is copied.
 
-The people are the corpus's own (Tom, John, Mary: 16,000 train pairs share one between their sides),
-so each keeps the grammatical gender the French side gives it: a man becomes Mr. (`M.`) or Dr. (`le
-docteur`, `au docteur`, `du docteur`), a woman Mrs. or Ms. (`Mme`) or Miss (`Mlle`). A person spoken
-to (a comma beside the name: `Thank you, Tom.`) is never made a doctor, whom French addresses without
-the article. Made from text, before encoding, as the renamed pairs are.
+The people are the corpus's own, Tom, John and Mary (13,224 of the 150,318 train pairs name one on both
+sides, with neither a title nor a surname), so each keeps the grammatical gender the French side gives
+it: a man becomes Mr. (`M.`) or Dr. (`le docteur`, `au docteur`, `du docteur`), a woman Mrs. or Ms.
+(`Mme`) or Miss (`Mlle`). A person spoken to is addressed with the title spelled out (`Merci, Monsieur
+Kesul.`, `Docteur Kesul, attendez.`). Made from text, before encoding, as the renamed pairs are.
 """
 
 from __future__ import annotations
@@ -24,24 +24,32 @@ from attention_lab.data.drawn_pairs import TextPair, drawn_pairs
 from attention_lab.data.name_augmentation import made_up_name, shared_names
 
 TITLES_STREAM = 47  # with the seed, this augmentation's random stream
-DOCTOR = "docteur"
-# (English, French) titles, each listed as often as it is to be drawn: the dotted forms are the most
-# typed (American), the undotted ones British.
+# (English, French, French spoken to) titles of each gender, drawn alike: the dotted forms are
+# American, the undotted ones British. French spells a title out to address the person (`Merci,
+# Monsieur Kesul.`), and a doctor takes no article then.
 TITLES = {
-    "male": (("Mr.", "M."), ("Mr.", "M."), ("Mr", "M."), ("Dr.", DOCTOR), ("Dr", DOCTOR)),
-    "female": (("Mrs.", "Mme"), ("Mrs", "Mme"), ("Ms.", "Mme"), ("Ms", "Mme"), ("Miss", "Mlle")),
+    "male": (("Mr.", "M.", "Monsieur"), ("Mr", "M.", "Monsieur"), ("Dr.", "le docteur", "docteur"),
+             ("Dr", "le docteur", "docteur")),
+    "female": (("Mrs.", "Mme", "Madame"), ("Mrs", "Mme", "Madame"), ("Ms.", "Mme", "Madame"), ("Ms", "Mme", "Madame"),
+               ("Miss", "Mlle", "Mademoiselle")),
 }
 PEOPLE = {"Tom": "male", "John": "male", "Mary": "female"}
-# The corpus names Mary about a tenth as often as Tom and John: a pair naming her is drawn 8 times as
-# often, so that women's titles are drawn about as often as men's.
+# The corpus names Mary about a tenth as often as Tom and John, and mostly beside Tom: a pair naming her
+# is drawn 8 times as often, which makes a third of the titles drawn women's.
 WOMAN_WEIGHT = 8.0
+# A name that already has a title, or a surname after it (`Mr. Jackson`, `Uncle Tom`, `Tom Jackson`).
+TAKEN = (r"\b(?:Mr|Mrs|Ms|Miss|Dr|Doctor|Professor|Uncle|Aunt|M|Mme|Mlle|Monsieur|Madame|Mademoiselle|"
+         r"[Dd]octeur|Professeur|[Oo]ncle|[Tt]ante)\.?\s+{name}\b|\b{name}\s+[A-Z][a-z]")
 # French `à le` and `de le` contract: `au docteur`, `du docteur`.
-ARTICLE = {None: "le", "à": "au", "de": "du"}
+CONTRACTED = {"à": "au", "de": "du"}
+SENTENCE_START = re.compile(r"(?:^|[.!?…]\s+|[«\"“]\s*)$")
 
 
 def titled_people(source: str, target: str) -> list[str]:
-    """The people of `PEOPLE` that `source` and `target` both name, in source order, each once."""
-    return [name for name in shared_names(source, target) if name in PEOPLE]
+    """The people of `PEOPLE` that `source` and `target` both name with neither a title nor a surname,
+    in source order, each once."""
+    return [name for name in shared_names(source, target) if name in PEOPLE
+            and not any(re.search(TAKEN.format(name=name), side) for side in (source, target))]
 
 
 def weight(source: str, target: str) -> float:
@@ -49,42 +57,47 @@ def weight(source: str, target: str) -> float:
     return WOMAN_WEIGHT if any(PEOPLE[name] == "female" for name in titled_people(source, target)) else 1.0
 
 
-def spoken_to(name: str, source: str) -> bool:
-    """Whether `source` has a comma beside `name` (`Tom, wait.`, `Thank you, Tom.`)."""
-    return re.search(rf",\s*\b{name}\b|\b{name}\b\s*,", source) is not None
+def spoken_to(name: str, text: str) -> bool:
+    """Whether `text` addresses `name`: the name opens it before a comma that neither another name nor
+    a relative pronoun follows (`Tom, wait.`, not `Tom, Mary and I...` or `Tom, who...`), or closes it
+    after a comma (`Thank you, Tom.`)."""
+    return re.search(rf"^{name}\s*,(?!\s*(?:[A-Z][a-z]|(?:who|whom|whose|which|qui|que|dont)\b))"
+                     rf"|,\s*{name}\s*[.!?…]*\s*$", text) is not None
 
 
 def titled(source: str, target: str, rng: np.random.Generator) -> tuple[str, str, dict[str, str]]:
-    """The pair with each of its `titled_people` replaced by a title and a made-up surname (never a
-    word of the pair), alike on both sides; and the replacements made (name -> English title and
-    surname)."""
+    """The pair with each of its `titled_people` replaced by a title of their gender and a made-up
+    surname (never a word of the pair), alike on both sides; and the replacements made (name ->
+    English title and surname)."""
     words = set(re.findall(r"\w+", f"{source} {target}"))
     english: dict[str, str] = {}
-    french: dict[str, tuple[str, str]] = {}
+    french: dict[str, tuple[str, str, str]] = {}
     for name in titled_people(source, target):
-        titles = [title for title in TITLES[PEOPLE[name]]
-                  if title[1] != DOCTOR or not spoken_to(name, source)]
-        title, french_title = titles[int(rng.integers(len(titles)))]
+        title, in_french, addressed = TITLES[PEOPLE[name]][int(rng.integers(len(TITLES[PEOPLE[name]])))]
         surname = made_up_name(rng)
         while surname in words or surname in {new.split()[-1] for new in english.values()}:
             surname = made_up_name(rng)
-        english[name], french[name] = f"{title} {surname}", (french_title, surname)
+        english[name] = f"{title} {surname}"
+        french[name] = (in_french, addressed if spoken_to(name, source) and spoken_to(name, target) else in_french,
+                        surname)
 
-    def in_french(match: re.Match[str]) -> str:
-        before, name = match.group(1), match.group(2)
-        title, surname = french[name]
-        if title != DOCTOR:
-            return f"{match.group(0)[:match.start(2) - match.start()]}{title} {surname}"
-        article = ARTICLE[before.lower() if before else None]
-        if match.start() == 0 or (before and before[0].isupper()):
-            article = article.capitalize()
-        return f"{article} {title} {surname}"
+    def replace(match: re.Match[str]) -> str:
+        before, (title, alone, surname) = match.group(1), french[match.group(2)]
+        if before and title.startswith("le "):  # `à le docteur` is `au docteur`
+            contracted = CONTRACTED[before.lower()]
+            return f"{contracted.capitalize() if before[0].isupper() else contracted} {title[3:]} {surname}"
+        if before:  # `à M. Kesul`, `de Mme Kesul`: not spoken to
+            return f"{before} {title} {surname}"
+        title = alone
+        if SENTENCE_START.search(match.string[:match.start()]):
+            title = title[0].upper() + title[1:]
+        return f"{title} {surname}"
 
     people = "|".join(english)
     if not people:
         return source, target, {}
     return (re.sub(rf"\b({people})\b", lambda match: english[match.group(1)], source),
-            re.sub(rf"(?:\b(à|À|de|De) )?\b({people})\b", in_french, target), english)
+            re.sub(rf"(?:\b(à|À|de|De) )?\b({people})\b", replace, target), english)
 
 
 def title_pairs(pairs: Sequence[TextPair], fraction: float, seed: int) -> list[TextPair]:
