@@ -29,6 +29,8 @@ def test_split_finds_sentences_and_keeps_their_text():
     assert split("  Go.  ") == ["Go."]
     assert split("Visit Our Site At www.Example.com/ReadMe Today. Go!") == \
         ["Visit Our Site At www.Example.com/ReadMe Today.", "Go!"]  # a stop in an address ends no sentence
+    assert split("I met Ms. Smith and Mrs. Jones. It was Ms. Lee.") == \
+        ["I met Ms. Smith and Mrs. Jones.", "It was Ms. Lee."]  # nor a title's
     assert split("   ") == ["   "]  # nothing to split: the line as it is
 
 

@@ -5,11 +5,13 @@ The line is split by sentencex (Wikimedia's rule-based segmenter, no data to dow
 tried and drops characters: "….». ?!" came back without its "?!"), each sentence is translated in
 the same batches as every other, and the translations are joined with a space. A line's attention
 is its sentences' block-diagonal: each sentence's outputs attend to its own source only. A full stop
-inside an address (`www.Example.com`, inference/symbols.py) ends no sentence.
+inside an address (`www.Example.com`, inference/symbols.py) ends no sentence, and neither does the
+one of `Ms.` before a word: sentencex knows `Mr.`, `Mrs.` and `Dr.` but cut `I met Ms. Smith.` in two.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,14 +20,15 @@ import sentencex
 from attention_lab.inference.symbols import VERBATIM
 
 STOPS = str.maketrans(".!?", "___")
+TITLE = re.compile(r"\bMs\.(?= )")  # the title sentencex lacks (a cleaned line's spaces are plain)
 
 
 def split(line: str) -> list[str]:
     """The sentences of the cleaned `line` (data/cleaning.py: its only spaces are plain ones), spaces
     around them dropped; the line itself when it has no text."""
-    # The segmenter reads the line with its addresses' stops masked; it gives back every character of
-    # a cleaned line, so its sentences' lengths cut the line as written.
-    masked = VERBATIM.sub(lambda match: match.group().translate(STOPS), line)
+    # The segmenter reads the line with its addresses' and titles' stops masked; it gives back every
+    # character of a cleaned line, so its sentences' lengths cut the line as written.
+    masked = TITLE.sub("Ms_", VERBATIM.sub(lambda match: match.group().translate(STOPS), line))
     sentences, start = [], 0
     for segment in sentencex.segment("en", masked):
         sentences.append(line[start : start + len(segment)])
