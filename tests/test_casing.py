@@ -49,6 +49,10 @@ def test_sentence_casing_keeps_i_and_the_names_the_model_knows_capitalised():
     assert sentence_cased("« iPhone is here. »", pieces, keep_capitals=True) == "« iPhone is here. »"
     assert sentence_cased("« tom is here. »", pieces, keep_capitals=True) == "« Tom is here. »"
     assert sentence_cased("I met Anna.", pieces) == "I met anna." and recased("J'ai.", "lower") == "J'ai."
+    # A title and the name after it are capitalised; `miss` is also a verb.
+    assert sentence_cased("MR. SMITH AND DR JONES ARE HERE.", pieces) == "Mr. Smith and Dr Jones are here."
+    assert sentence_cased("i met mrs. brown.", pieces, keep_capitals=True) == "I met Mrs. Brown."
+    assert sentence_cased("I MISS YOU, MS. LEE.", pieces) == "I miss you, Ms. Lee."
     # An address is carried as typed, in any casing (inference/symbols.py).
     assert sentence_cased("WRITE TO TOM@EXAMPLE.COM OR SEE WWW.EXAMPLE.COM/ReadMe.", pieces) == \
         "Write to TOM@EXAMPLE.COM or see WWW.EXAMPLE.COM/ReadMe."

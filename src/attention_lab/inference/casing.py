@@ -5,8 +5,10 @@ The corpus is sentence-cased, so `I LOVE YOU.` is pieces the model rarely saw (`
 Title Case reads as a line of names. Sentence-casing a word is lowercasing it, unless the model knows
 its capitalised form better (fewer pieces: `Tom`, `Paris`; in a lowercasing word vocabulary the two
 tie, and the word is lowercased); `I` and its contractions stay capitalised; the first letter is
-capitalised. It is done before characters are carried (inference/symbols.py): a capital the
-vocabulary lacks (`L` of `LIKE` on a small corpus) is then no character to carry.
+capitalised; so are a title and the word after it (`MR. SMITH` is `Mr. Smith`: the model, which
+learnt titles before capitalised surnames, ended `Mr. smith is here.` at `M.`). It is done before
+characters are carried (inference/symbols.py): a capital the vocabulary lacks (`L` of `LIKE` on a
+small corpus) is then no character to carry.
 A sentence typed in lower case (`i don't know what to do.`, read as written: `À ce qu'on ne sais pas
 quoi faire.`) has its first letter and `i` capitalised and its all-lower-case words sentence-cased
 (`tom` -> `Tom`); a word written with a capital (`iPhone`, `Anna`) is kept as written.
@@ -24,6 +26,8 @@ from attention_lab.inference.symbols import VERBATIM
 
 Casing = Literal["as written", "upper", "title", "lower"]
 WORDS_FOR_TITLE = 3  # `Tom Jackson.` is a name, not a line in Title Case
+# Titles a name follows; not `miss`, which is also a verb (`I MISS YOU.`).
+TITLES = frozenset({"mr", "mrs", "ms", "dr"})
 
 
 def casing(sentence: str) -> Casing:
@@ -50,7 +54,10 @@ def sentence_cased(sentence: str, pieces: Callable[[str], list], keep_capitals: 
     address in it is kept as written: it is carried to the output as typed (inference/symbols.py)."""
     words = sentence.split(" ")
     decided = [(not keep_capitals or word == word.lower()) and not VERBATIM.search(word) for word in words]
-    cased = " ".join(word_cased(word, pieces) if decide else word for word, decide in zip(words, decided))
+    titles = [word.lower().rstrip(".") in TITLES for word in words]
+    named = [title or (k > 0 and titles[k - 1]) for k, title in enumerate(titles)]  # a title, or the name after it
+    cased = " ".join(word if not decide else capitalized(word_cased(word, pieces)) if name else word_cased(word, pieces)
+                     for word, decide, name in zip(words, decided, named))
     first = next((decide for word, decide in zip(words, decided) if any(c.isalpha() for c in word)), True)
     return capitalized(cased) if first else cased  # `« iPhone` stays
 
