@@ -1,10 +1,10 @@
-"""A sentence typed without its end mark is read with the one the corpus would write; every
-comparison is with the same model's translation of the sentence written with it."""
+"""A sentence typed without its end mark, or with a run of them, is read with the one the corpus would
+write; every comparison is with the same model's translation of the sentence written with it."""
 
 import pytest
 import torch
 
-from attention_lab.inference.end_mark import with_end_mark
+from attention_lab.inference.end_mark import read_run, with_end_mark, with_run
 from attention_lab.inference.translator import SearchParams, Translator
 
 torch.set_num_threads(1)
@@ -60,3 +60,32 @@ def test_each_sentence_of_a_line_gets_its_own_end_mark(translator):
     assert line.text == f"{first.text} {second.text}"
     [whole] = translator.translate(["I see the cat"], SearchParams(split_sentences=False))
     assert whole.src_pieces == first.src_pieces
+
+
+@pytest.mark.parametrize("sentence, read, run", [
+    ("Really?!", "Really?", "?!"), ("What!?", "What?", "!?"), ("Stop!!!", "Stop!", "!!!"), ("Why??", "Why?", "??"),
+    ("Wait...", "Wait.", "..."), ("Wait…", "Wait.", "…"), ("Just a moment ...", "Just a moment .", "..."),
+    ('He said "no!!"', 'He said "no!"', "!!"), ("« Quoi ?! » ", "« Quoi ? » ", "?!"),
+    ("Stop!", "Stop!", ""), ("Wait... then go.", "Wait... then go.", ""), ("Mr. Smith.", "Mr. Smith.", ""), ("", "", ""),
+])
+def test_a_run_of_end_marks_is_read_as_the_one_mark_the_corpus_writes(sentence, read, run):
+    assert read_run(sentence) == (read, run)
+
+
+@pytest.mark.parametrize("translation, run, expected", [
+    ("Arrête !", "!!!", "Arrête !!!"), ("Quoi ?", "?!", "Quoi ?!"), ("Quoi.", "?!", "Quoi ?!"),
+    ("Attends.", "...", "Attends..."), ("Attends", "…", "Attends…"), ("Il a dit « Non ! »", "!!", "Il a dit « Non !! »"),
+    ("Arrête !", "", "Arrête !"),
+])
+def test_the_translation_ends_with_the_run_as_typed_spaced_as_french_spaces_it(translation, run, expected):
+    assert with_run(translation, run) == expected
+
+
+def test_a_sentence_typed_with_a_run_of_end_marks_reads_and_translates_as_with_one(translator):
+    for typed_line, written_line, run in (("I see the cat!!!", "I see the cat!", "!!!"),
+                                          ("Where is the cat?!", "Where is the cat?", "?!"),
+                                          ("We like the book...", "We like the book.", "...")):
+        [typed] = translator.translate([typed_line])
+        [written] = translator.translate([written_line])
+        assert typed.src_pieces == written.src_pieces and typed.text == with_run(written.text, run)
+        assert typed.text.endswith(run) and not typed.text.endswith(run[-1] * (len(run) + 1))

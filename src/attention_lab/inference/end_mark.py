@@ -10,6 +10,11 @@ an exclamation that starts `what a`; `.` otherwise. A sentence with commas takes
 mark, or its last clause's when the first calls for `.` (`You know him, don't you`, `So, what's the
 problem`), unless that clause is a relative one (`I met Tom, who is a doctor`). The mark goes before
 closing quotes and brackets (`"Where is it?"`), and the translation keeps the mark the model writes.
+
+A sentence typed with a run of end marks (`Really?!`, `Don't touch that!!!`, `Wait...`), which the corpus
+writes in 5 of its 167,130 lines, is read with the one mark the corpus writes for it, and its translation
+ends with the run as typed: the model read the runs as noise (`Really?!` came out as `Dès ?`, `Don't
+touch that!!!` as `Ne touche pas ! !`).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ CLOSERS = "\"'»”’)]}"  # written after a sentence's end mark: `He said "hi.
 TRAILING = re.compile(rf"[\s{re.escape(CLOSERS)}]*$")
 MARKS = ".!?…,;:"  # an end mark, or a comma's kind that the writer chose to end with
 WORD = re.compile(r"\w[\w'’]*")
+RUN = re.compile(rf"([!?]{{2,}}|\.{{2,}}|…)(?=[\s{re.escape(CLOSERS)}]*$)")  # `!!!`, `?!`, `...`, `…` ending a sentence
 LAST_SENTENCE = re.compile(r".*[.!?…]\s+")  # what a line read whole (`split_sentences` off) ends after
 
 
@@ -65,3 +71,24 @@ def end_mark(words: list[str]) -> str:
     if first.split("'")[0] in QUESTION_WORDS:  # `where`, `where's`, `where'd`
         return "." if subject and "'" not in first else "?"  # `When I got home` opens a statement
     return "?" if first in AUXILIARIES and subject else "."
+
+
+def read_run(sentence: str) -> tuple[str, str]:
+    """`sentence` with the run of end marks it ends with as the one mark the corpus writes for it (`?`
+    where the run has one, else `!`, and `.` for an ellipsis), and the run; `(sentence, "")` without one."""
+    match = RUN.search(sentence)
+    if match is None:
+        return sentence, ""
+    run = match.group(1)
+    mark = "?" if "?" in run else "!" if "!" in run else "."
+    return sentence[: match.start()] + mark + sentence[match.end() :], run
+
+
+def with_run(translation: str, run: str) -> str:
+    """`translation` ending in the typed `run` in place of its own end mark, before its closing quotes
+    and brackets; a space before a run of `!` and `?`, as French writes them."""
+    if not run:
+        return translation
+    end = TRAILING.search(translation).start()
+    body = translation[:end].rstrip(".!?…").rstrip()
+    return body + (" " if run[0] in "!?" else "") + run + translation[end:]

@@ -23,7 +23,7 @@ from attention_lab.data.special_tokens import EOS, UNK, UNK_ID
 from attention_lab.errors import UserError
 from attention_lab.inference.casing import Casing, casing, recased, sentence_cased
 from attention_lab.inference.currency import with_currency_names
-from attention_lab.inference.end_mark import with_end_mark
+from attention_lab.inference.end_mark import read_run, with_end_mark, with_run
 from attention_lab.inference.model_file import LoadedModel, load_model
 from attention_lab.inference.number_constraint import NumberConstraint
 from attention_lab.inference.search import run_search
@@ -73,7 +73,7 @@ class Translation:
     source: str  # the line as given
     # What the model read: pieces (or words, `<unk>` for unknown ones), `<eos>` after each sentence;
     # sentence-cased, amounts with the currency's name (inference/currency.py), with the end mark a
-    # sentence was typed without (inference/end_mark.py).
+    # sentence was typed without or one for a run of them (inference/end_mark.py).
     src_pieces: list[str]
     pieces: list[str]  # output pieces, `<eos>` excluded, any `<unk>` already replaced
     output_labels: list[str]  # an attention row's: its output piece, or `<eos>` where a sentence emitted it
@@ -95,6 +95,7 @@ class Sentence:
     text: str  # what the model reads: the sentence without the characters it cannot read, sentence-cased, ended
     carried: tuple[Carried, ...]
     casing: Casing  # the sentence's own (inference/casing.py), given back to its translation
+    run: str = ""  # the run of end marks it was typed with (`?!`, inference/end_mark.py), given back too
 
 
 def joined(source: str, parts: Sequence[Translation]) -> Translation:
@@ -148,8 +149,9 @@ class Translator:
                 case = casing(sentence)
                 cased = sentence if case == "as written" else sentence_cased(sentence, src.pieces,
                                                                              keep_capitals=case == "lower")
+                cased, run = read_run(cased)
                 text, carried = take_out(with_currency_names(cased), src.reads)
-                found.append(Sentence(i, with_end_mark(text), carried, case))
+                found.append(Sentence(i, with_end_mark(text), carried, case, run))
         return found
 
     def encode(self, lines: Sequence[str], search: SearchParams) -> list[list[int]]:
@@ -228,8 +230,8 @@ class Translator:
                 results[i] = Translation(
                     source=text, src_pieces=[UNK if j == UNK_ID else p for p, j in zip(src_codec.pieces(text), ids[i])]
                     + [EOS], pieces=pieces, output_labels=pieces + [EOS] * (len(weights) - len(pieces)),
-                    text=put_back(sentences[i].carried, text, pieces, weights, src_codec, tgt_codec,
-                                  partial(recased, source_casing=sentences[i].casing)),
+                    text=with_run(put_back(sentences[i].carried, text, pieces, weights, src_codec, tgt_codec,
+                                           partial(recased, source_casing=sentences[i].casing)), sentences[i].run),
                     score=scores[row], attention=weights,
                     unknown=[w for w, j in zip(src_codec.surface(text), ids[i]) if j == UNK_ID],
                     carried=[c.text for c in sentences[i].carried], maps=kept if maps else None, layout=layout)
