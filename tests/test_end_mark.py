@@ -66,7 +66,8 @@ def test_each_sentence_of_a_line_gets_its_own_end_mark(translator):
     ("Really?!", "Really?", "?!"), ("What!?", "What?", "!?"), ("Stop!!!", "Stop!", "!!!"), ("Why??", "Why?", "??"),
     ("Wait...", "Wait.", "..."), ("Wait…", "Wait.", "…"), ("Just a moment ...", "Just a moment .", "..."),
     ('He said "no!!"', 'He said "no!"', "!!"), ("« Quoi ?! » ", "« Quoi ? » ", "?!"),
-    ("Stop!", "Stop!", ""), ("Wait... then go.", "Wait... then go.", ""), ("Mr. Smith.", "Mr. Smith.", ""), ("", "", ""),
+    ("Stop!", "Stop!", ""), ("Wait... then go.", "Wait... then go.", ""), ("Mr. Smith.", "Mr. Smith.", ""),
+    ("", "", ""),
 ])
 def test_a_run_of_end_marks_is_read_as_the_one_mark_the_corpus_writes(sentence, read, run):
     assert read_run(sentence) == (read, run)
@@ -74,8 +75,8 @@ def test_a_run_of_end_marks_is_read_as_the_one_mark_the_corpus_writes(sentence, 
 
 @pytest.mark.parametrize("translation, run, expected", [
     ("Arrête !", "!!!", "Arrête !!!"), ("Quoi ?", "?!", "Quoi ?!"), ("Quoi.", "?!", "Quoi ?!"),
-    ("Attends.", "...", "Attends..."), ("Attends", "…", "Attends…"), ("Il a dit « Non ! »", "!!", "Il a dit « Non !! »"),
-    ("Arrête !", "", "Arrête !"),
+    ("Attends.", "...", "Attends..."), ("Attends", "…", "Attends…"),
+    ("Il a dit « Non ! »", "!!", "Il a dit « Non !! »"), ("Arrête !", "", "Arrête !"), ("", "!!", "!!"),
 ])
 def test_the_translation_ends_with_the_run_as_typed_spaced_as_french_spaces_it(translation, run, expected):
     assert with_run(translation, run) == expected

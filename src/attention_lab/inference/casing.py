@@ -56,8 +56,9 @@ def sentence_cased(sentence: str, pieces: Callable[[str], list], keep_capitals: 
     decided = [(not keep_capitals or word == word.lower()) and not VERBATIM.search(word) for word in words]
     titles = [word.lower().rstrip(".") in TITLES for word in words]
     named = [title or (k > 0 and titles[k - 1]) for k, title in enumerate(titles)]  # a title, or the name after it
-    cased = " ".join(word if not decide else capitalized(word_cased(word, pieces)) if name else word_cased(word, pieces)
-                     for word, decide, name in zip(words, decided, named))
+    cased_words = [word_cased(word, pieces) if decide else word for word, decide in zip(words, decided)]
+    cased = " ".join(capitalized(word) if decide and name else word
+                     for word, decide, name in zip(cased_words, decided, named))
     first = next((decide for word, decide in zip(words, decided) if any(c.isalpha() for c in word)), True)
     return capitalized(cased) if first else cased  # `« iPhone` stays
 

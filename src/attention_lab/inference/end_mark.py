@@ -91,4 +91,4 @@ def with_run(translation: str, run: str) -> str:
         return translation
     end = TRAILING.search(translation).start()
     body = translation[:end].rstrip(".!?…").rstrip()
-    return body + (" " if run[0] in "!?" else "") + run + translation[end:]
+    return body + (" " if body and run[0] in "!?" else "") + run + translation[end:]
