@@ -48,6 +48,9 @@ def test_sentence_casing_keeps_i_and_the_names_the_model_knows_capitalised():
     assert sentence_cased("iPhone is here.", pieces, keep_capitals=True) == "iPhone is here."
     assert sentence_cased("« iPhone is here. »", pieces, keep_capitals=True) == "« iPhone is here. »"
     assert sentence_cased("« tom is here. »", pieces, keep_capitals=True) == "« Tom is here. »"
+    # ... and after an opening quote or bracket, where the quote is against the word (inference/quotes.py).
+    assert sentence_cased('TOM SAID, «I\'M HERE» ("I AM").', pieces) == 'Tom said, «I\'m here» ("I am").'
+    assert sentence_cased("he said, «i am here».", pieces, keep_capitals=True) == "He said, «I am here»."
     assert sentence_cased("I met Anna.", pieces) == "I met anna." and recased("J'ai.", "lower") == "J'ai."
     # A title and the name after it are capitalised; `miss` is also a verb.
     assert sentence_cased("MR. SMITH AND DR JONES ARE HERE.", pieces) == "Mr. Smith and Dr Jones are here."

@@ -28,6 +28,7 @@ Casing = Literal["as written", "upper", "title", "lower"]
 WORDS_FOR_TITLE = 3  # `Tom Jackson.` is a name, not a line in Title Case
 # Titles a name follows; not `miss`, which is also a verb (`I MISS YOU.`).
 TITLES = frozenset({"mr", "mrs", "ms", "dr"})
+OPENERS = "\"'«“‘([{"  # written against the word after them
 
 
 def casing(sentence: str) -> Casing:
@@ -65,11 +66,13 @@ def sentence_cased(sentence: str, pieces: Callable[[str], list], keep_capitals: 
 
 def word_cased(word: str, pieces: Callable[[str], list]) -> str:
     """`word` lower-cased, unless the model reads its capitalised form in fewer pieces; `I` and its
-    contractions capitalised."""
+    contractions capitalised, after an opening quote or bracket too (`«I'm`)."""
     lower = word.lower()
-    if lower == "i" or lower.startswith("i'"):
-        return "I" + lower[1:]
-    capital = lower[:1].upper() + lower[1:]
+    core = lower.lstrip(OPENERS)
+    head = lower[: len(lower) - len(core)]
+    if core == "i" or core.startswith("i'"):
+        return head + "I" + core[1:]
+    capital = head + core[:1].upper() + core[1:]
     return capital if lower != capital and len(pieces(capital)) < len(pieces(lower)) else lower
 
 

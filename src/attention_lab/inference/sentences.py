@@ -7,6 +7,9 @@ the same batches as every other, and the translations are joined with a space. A
 is its sentences' block-diagonal: each sentence's outputs attend to its own source only. A full stop
 inside an address (`www.Example.com`, inference/symbols.py) ends no sentence, and neither does the
 one of `Ms.` before a word: sentencex knows `Mr.`, `Mrs.` and `Dr.` but cut `I met Ms. Smith.` in two.
+Guillemets (the quotes of a line, inference/quotes.py) are read as spaces: sentencex cuts no sentence
+inside quotes or at their end, and read whole, `"Where is it?" she asked.` lost its `she asked`; an
+opening one goes with the sentence after it.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import sentencex
 from attention_lab.inference.symbols import VERBATIM
 
 STOPS = str.maketrans(".!?", "___")
+QUOTES = str.maketrans("«»", "  ")
+OPENING = re.compile(r"«[\s«]*$")  # a segment's trailing opening guillemet: the next sentence's
 TITLE = re.compile(r"\bMs\.(?= )")  # the title sentencex lacks (a cleaned line's spaces are plain)
 
 
@@ -28,11 +33,15 @@ def split(line: str) -> list[str]:
     around them dropped; the line itself when it has no text."""
     # The segmenter reads the line with its addresses' and titles' stops masked; it gives back every
     # character of a cleaned line, so its sentences' lengths cut the line as written.
-    masked = TITLE.sub("Ms_", VERBATIM.sub(lambda match: match.group().translate(STOPS), line))
-    sentences, start = [], 0
+    masked = TITLE.sub("Ms_", VERBATIM.sub(lambda match: match.group().translate(STOPS), line)).translate(QUOTES)
+    sentences, start, opening = [], 0, ""
     for segment in sentencex.segment("en", masked):
-        sentences.append(line[start : start + len(segment)])
+        sentence = opening + line[start : start + len(segment)]
         start += len(segment)
+        cut = OPENING.search(sentence)
+        opening = cut.group() if cut else ""
+        sentences.append(sentence[: len(sentence) - len(opening)])
+    sentences.append(opening)
     return [s.strip() for s in sentences if s.strip()] or [line]
 
 

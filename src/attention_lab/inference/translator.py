@@ -1,5 +1,5 @@
-"""Text in, text out: sentence splitting, carrying of characters the model cannot read, casing, currency signs,
-tokenizer, batched search, `<unk>` replacement and the number check, around a trained model.
+"""Text in, text out: sentence splitting, carrying of characters the model cannot read, quotes, casing, currency
+signs, tokenizer, batched search, `<unk>` replacement and the number check, around a trained model.
 
 Imports nothing from Lightning, MLflow or DVC: translating needs only the model file.
 """
@@ -26,6 +26,7 @@ from attention_lab.inference.currency import with_currency_names
 from attention_lab.inference.end_mark import read_run, with_end_mark, with_run
 from attention_lab.inference.model_file import LoadedModel, load_model
 from attention_lab.inference.number_constraint import NumberConstraint
+from attention_lab.inference.quotes import Quotes, edges, guillemets, outside_quotes, requoted
 from attention_lab.inference.search import run_search
 from attention_lab.inference.search_steps import output_limits
 from attention_lab.inference.sentences import block_diagonal, split
@@ -96,6 +97,7 @@ class Sentence:
     carried: tuple[Carried, ...]
     casing: Casing  # the sentence's own (inference/casing.py), given back to its translation
     run: str = ""  # the run of end marks it was typed with (`?!`, inference/end_mark.py), given back too
+    quotes: Quotes = Quotes()  # where its guillemets go back that are not carried (inference/quotes.py)
 
 
 def joined(source: str, parts: Sequence[Translation]) -> Translation:
@@ -136,22 +138,25 @@ class Translator:
 
     def sentences(self, lines: Sequence[str], search: SearchParams) -> list[Sentence]:
         """The sentences of `lines` in order (each line whole when `search.split_sentences` is off),
-        without the characters the model cannot read, in the corpus's casing, amounts with the currency's
-        name, each with an end mark."""
+        without the characters the model cannot read and the quotes that pair up, in the corpus's casing,
+        amounts with the currency's name, each with an end mark."""
         src = self.tokenizer.src
+        reads = outside_quotes(src.reads)
         found = []
         for i, line in enumerate(lines):
             # Cleaned first: `5<no-break space>€` is `5 €`, and the segmenter never sees a space it would
-            # cut inside (sentencex panicked on `Plan B<no-break space>.`).
-            line = clean(line)
+            # cut inside (sentencex panicked on `Plan B<no-break space>.`). Quotes paired over the line:
+            # the segmenter keeps a quote's sentences together (`"Hi. How are you?" he asked.` is one).
+            line = guillemets(clean(line))
             for sentence in split(line) if search.split_sentences else [line]:
                 # Cased first: a capital the vocabulary lacks (`L` of `LIKE`) is no character to carry.
                 case = casing(sentence)
                 cased = sentence if case == "as written" else sentence_cased(sentence, src.pieces,
                                                                              keep_capitals=case == "lower")
                 cased, run = read_run(cased)
-                text, carried = take_out(with_currency_names(cased), src.reads)
-                found.append(Sentence(i, with_end_mark(text), carried, case, run))
+                cased, quotes = edges(cased)
+                text, carried = take_out(with_currency_names(cased), reads)
+                found.append(Sentence(i, with_end_mark(text), carried, case, run, quotes))
         return found
 
     def encode(self, lines: Sequence[str], search: SearchParams) -> list[list[int]]:
@@ -201,8 +206,8 @@ class Translator:
         layout = self.model.decoder.attention_layout
         none = np.zeros((0, 0), np.float32)
         results = [Translation(
-            source=s.text, src_pieces=[], pieces=[], output_labels=[], text=put_back(s.carried, "", [], none, src_codec,
-                                                                                       tgt_codec),
+            source=s.text, src_pieces=[], pieces=[], output_labels=[],
+            text=requoted(put_back(s.carried, "", [], none, src_codec, tgt_codec), s.quotes),
             score=0.0, attention=none, unknown=[], carried=[c.text for c in s.carried],
             maps=np.zeros((layout[0] * layout[1], 0, 0), np.float32) if maps else None, layout=layout)
             for s in sentences]
@@ -221,19 +226,21 @@ class Translator:
             outputs, lengths = decoded.tokens.tolist(), decoded.lengths.tolist()
             attention, scores = decoded.attention.float().cpu().numpy(), decoded.scores.tolist()
             for row, i in enumerate(batch):
-                text = sentences[i].text
+                s = sentences[i]
+                text = s.text
                 kept = attention[row, : lengths[row], :, : len(ids[i])].transpose(1, 0, 2)  # (R, T, S)
                 weights = kept.mean(axis=0)  # (T, S)
                 pieces = tgt_codec.id_pieces(outputs[row][: lengths[row]])
                 if tgt_codec.emits_unk:
                     pieces = replace_unknown(pieces, weights, src_codec.surface(text))
+                cased = put_back(s.carried, text, pieces, weights, src_codec, tgt_codec,
+                                 partial(recased, source_casing=s.casing))
                 results[i] = Translation(
                     source=text, src_pieces=[UNK if j == UNK_ID else p for p, j in zip(src_codec.pieces(text), ids[i])]
                     + [EOS], pieces=pieces, output_labels=pieces + [EOS] * (len(weights) - len(pieces)),
-                    text=with_run(put_back(sentences[i].carried, text, pieces, weights, src_codec, tgt_codec,
-                                           partial(recased, source_casing=sentences[i].casing)), sentences[i].run),
+                    text=requoted(with_run(cased, s.run), s.quotes),
                     score=scores[row], attention=weights,
                     unknown=[w for w, j in zip(src_codec.surface(text), ids[i]) if j == UNK_ID],
-                    carried=[c.text for c in sentences[i].carried], maps=kept if maps else None, layout=layout)
+                    carried=[c.text for c in s.carried], maps=kept if maps else None, layout=layout)
             finished(batch)
         return results
