@@ -43,7 +43,7 @@ def main(model: str, splits: str) -> None:
         if beam == 8:
             for (source, _), text, ok in zip(sentences, texts, kept):
                 print(f"  {'ok ' if ok else 'NOT'} {source} -> {text}")
-    valid_scores(translator, splits, calendar_words, swapped, "days or months", named)
+    valid_scores(translator, splits, calendar_words, swapped, "naming days or months", named)
 
 
 def named(source: str, text: str, reference: str) -> bool:
@@ -67,7 +67,7 @@ def valid_scores(translator: Translator, splits: str, applies: Callable[[str, st
             texts = [t.text for t in translator.translate(sources, SearchParams(beam_size=beam))]
             share = np.mean([kept(source, text, refs_[0]) for source, text, refs_ in zip(sources, texts, refs)])
             bleu = corpus_scores(texts, refs)["bleu"]
-            print(f"valid naming {what}, {name:10s} {len(sources):4d} sources, beam {beam}: "
+            print(f"valid {what}, {name:10s} {len(sources):4d} sources, beam {beam}: "
                   f"BLEU {bleu:6.2f}, kept in {100 * share:5.1f} %", flush=True)
 
 

@@ -62,7 +62,7 @@ def main(model: str, splits: str) -> None:
             for (source, _), text, good in zip(sentences, texts, ok):
                 if not good:
                     print(f"  NOT {source} -> {text}")
-    valid_scores(translator, splits, titled_people, titled, "Tom, John or Mary", kept)
+    valid_scores(translator, splits, titled_people, titled, "naming Tom, John or Mary", kept)
 
 
 if __name__ == "__main__":
