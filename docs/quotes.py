@@ -1,6 +1,6 @@
 """Double quotes through one model (docs/trust.md), greedy and beam 8: BLEU of the valid pairs whose
 source has double quotes, as written and with the quotes taken out, and the share of outputs whose
-guillemets pair up with no straight quote left.
+guillemets come in turn, each pair around a word, with no straight quote left.
 
     python docs/quotes.py models/seq2seq artifacts/splits
 
@@ -12,6 +12,7 @@ import sys
 
 from calendar_words import valid_scores
 
+from attention_lab.inference.quotes import paired
 from attention_lab.inference.translator import Translator
 
 QUOTE = re.compile("[\"“”]")
@@ -21,13 +22,13 @@ def unquoted(source: str, target: str, rng) -> tuple[str, str]:
     return " ".join(QUOTE.sub("", source).split()), target
 
 
-def paired(source: str, output: str, reference: str) -> bool:
-    return output.count("«") == output.count("»") and '"' not in output
+def kept(source: str, output: str, reference: str) -> bool:
+    return paired(output) and '"' not in output
 
 
 def main(model: str, splits: str) -> None:
     valid_scores(Translator.load(model), splits, lambda source, target: QUOTE.search(source), unquoted,
-                 "with double quotes", paired)
+                 "with double quotes", kept)
 
 
 if __name__ == "__main__":

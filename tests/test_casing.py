@@ -5,7 +5,7 @@ expected input."""
 import pytest
 import torch
 
-from attention_lab.inference.casing import casing, recased, sentence_cased
+from attention_lab.inference.casing import casing, recased, sentence_cased, word_cased
 from attention_lab.inference.translator import Translator
 
 torch.set_num_threads(1)
@@ -60,6 +60,18 @@ def test_sentence_casing_keeps_i_and_the_names_the_model_knows_capitalised():
     assert sentence_cased("WRITE TO TOM@EXAMPLE.COM OR SEE WWW.EXAMPLE.COM/ReadMe.", pieces) == \
         "Write to TOM@EXAMPLE.COM or see WWW.EXAMPLE.COM/ReadMe."
     assert sentence_cased("Www.Example.Com Is Down.", pieces) == "Www.Example.Com is down."
+
+
+@pytest.mark.parametrize("opener", ["«", "(", '"', "“"])
+def test_a_word_after_an_opener_is_cased_as_the_word_alone(opener):
+    def pieces(word):  # as SentencePiece did: after an opener a small word is spelt letter by letter, `No` is one piece
+        core = word.lstrip(opener)
+        if core != word:
+            return [opener] + ([core] if core[:1].isupper() else list(core))
+        return [core] if core in ("no", "cat") or core[:1].isupper() else list(core)
+
+    for word in ("no", "cat", "tom", "i", "i'm", "NO"):
+        assert word_cased(opener + word, pieces) == opener + word_cased(word, pieces)
 
 
 # The tiny corpus has no capital L: in `WE LIKE` it is no character to carry, but read as `l`.

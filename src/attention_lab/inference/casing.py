@@ -72,8 +72,8 @@ def word_cased(word: str, pieces: Callable[[str], list]) -> str:
     head = lower[: len(lower) - len(core)]
     if core == "i" or core.startswith("i'"):
         return head + "I" + core[1:]
-    capital = head + core[:1].upper() + core[1:]
-    return capital if lower != capital and len(pieces(capital)) < len(pieces(lower)) else lower
+    capital = core[:1].upper() + core[1:]  # compared without the opener, which splits the word differently
+    return head + capital if core != capital and len(pieces(capital)) < len(pieces(core)) else lower
 
 
 def recased(translation: str, source_casing: Casing) -> str:

@@ -80,8 +80,12 @@ def read_run(sentence: str) -> tuple[str, str]:
     if match is None:
         return sentence, ""
     run = match.group(1)
-    mark = "?" if "?" in run else "!" if "!" in run else "."
-    return sentence[: match.start()] + mark + sentence[match.end() :], run
+    return sentence[: match.start()] + run_mark(run) + sentence[match.end() :], run
+
+
+def run_mark(run: str) -> str:
+    """The one mark the corpus writes for a run of end marks."""
+    return "?" if "?" in run else "!" if "!" in run else "."
 
 
 def with_run(translation: str, run: str) -> str:

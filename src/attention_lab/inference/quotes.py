@@ -5,8 +5,8 @@ The model garbles the words beside a quote: the corpus quotes 269 of its 150,318
 the French three ways: « » in 191 of its 295 quoted lines, " " in 93, none in 11). `"Come here," she
 said.` came out as `"Tme ici, dit-elle.` and `She said "no".` as `Elle a dit « "Je ».`, while the same
 sentences typed without quotes came out right (`Viens ici, elle a dit.`). So the double quotes of a line
-that pair up (`"` opening and closing in turn, `“` opening and `”` closing) become guillemets, and the
-model reads each sentence without them:
+become guillemets where each can be told opening or closing (`“` and `”` say so, `"` by what touches it) and
+they pair up, none inside another, and the model reads each sentence without them:
 - a guillemet that opens the sentence goes back at the translation's start, one that closes it (after
   its end mark) at its end;
 - one inside the sentence is carried like a character the model cannot read (inference/symbols.py):
@@ -14,31 +14,50 @@ model reads each sentence without them:
 then the guillemets are spaced the French way (`« non »`), a comma or full stop that English typed inside
 a closing quote goes after it (`"Come here,"` -> `« Viens ici »,`), and a quote inside the sentence whose
 English starts with a capital starts with one (`Tom said, "I'm hungry."` -> `Tom a dit, « J'ai faim. »`,
-where the model, reading one sentence, wrote `j'ai`). Quotes that do not pair up are left as typed, and
-read by the model as before. inference/sentences.py splits a line at its quotes' end marks.
+where the model, reading one sentence, wrote `j'ai`). Guillemets inside a sentence that attention placed out
+of turn, or around no word, are dropped. Quotes that cannot be told apart or do not pair up (`12" by 12"`,
+a quote inside a quote) are left as typed, and read by the model as before. inference/sentences.py splits a
+line at its quotes' end marks.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-OPENS = {'"': None, "“": True, "”": False}  # does the quote open one; None: it opens and closes in turn
+OPENS = {"“": True, "”": False}  # a curly quote says which it is; a straight one, `"`, by what touches it
 GUILLEMETS = "«»"
-_CLOSING = re.compile(r"\s*([,.]?)»")  # `ici,»` -> `ici »,`; `ici »` stays
+_AFTER_OPENING = " ([{"  # what a `"` that opens follows (or the line's start)
+_BEFORE_CLOSING = " .,;:!?…)]}"  # what a `"` that closes is followed by (or the line's end)
+_TYPED = re.compile(r"«\s+|\s+»")  # `« hello »` typed in English: the spaces inside go
 _OPENING = re.compile(r"«\s*(\w?)")  # `«j'ai` -> `« j'ai`, then `« J'ai` where the English was `"I'm`
-_FIRST_LETTER = re.compile(r"«\W*(\w?)")
+_MARK = re.compile(r"(?<!\.)([,.])\s*»")  # `ici,»` -> `ici »,`; not an ellipsis's last stop
+_SPACED = ((re.compile(r"(?<=\S)»"), " »"), (re.compile(r"(?<=[^\s(\[])«"), " «"), (re.compile(r"»(?=[\w«(])"), "» "))
+_IN_TURN = re.compile(r"(?:[^«»]*«[^«»]*»)*[^«»]*")  # opening and closing in turn, none inside another
+_PAIRS = re.compile(r"(?:[^«»]*«[^«»]*\w[^«»]*»)*[^«»]*")  # ... and each around a word
+_FIRST_LETTER = re.compile(r"«\W*(\w?)")  # a quote's first letter, after any marks (`"-5`, `"(a)`)
+_NO_GUILLEMETS = str.maketrans("", "", GUILLEMETS)
 
 
 def guillemets(line: str) -> str:
-    """`line` with its double quotes as guillemets where they all pair up; else as it is."""
-    chars, inside = list(line), False
+    """`line` with its double quotes as guillemets where each can be told opening or closing and they
+    pair up, none inside another; else as it is. A `"` opens after a space, a bracket or the line's
+    start and before a non-space; it closes after a non-space other than a digit (`12"` is inches) and
+    before a space, punctuation or the line's end."""
+    chars, inside = list(_TYPED.sub(lambda match: match.group().strip(), line)), False
     for i, char in enumerate(chars):
-        if char not in OPENS:
+        if char not in OPENS and char != '"':
             continue
-        opens = not inside if OPENS[char] is None else OPENS[char]
-        if opens == inside:  # `“` inside a quote, or `”` outside one
+        before, after = chars[i - 1] if i else " ", chars[i + 1] if i + 1 < len(chars) else " "
+        opens = OPENS.get(char)
+        if opens is None:
+            can_open = before in _AFTER_OPENING and not after.isspace()
+            can_close = not before.isspace() and not before.isdigit() and after in _BEFORE_CLOSING
+            if can_open == can_close:  # `said"hi`, ` " `: neither or either
+                return line
+            opens = can_open
+        if opens == inside:  # a quote inside a quote, or a closing one outside any
             return line
         chars[i], inside = "«" if opens else "»", opens
     return line if inside else "".join(chars)
@@ -56,20 +75,49 @@ class Quotes:
     opens: bool = False  # one opens the sentence: it opens the translation
     closes: bool = False  # one closes it: it closes the translation
     capitals: tuple[bool, ...] = ()  # each one opening inside it: whether its first letter is a capital
+    within: bool = True  # its guillemets pair up among themselves (not a quote over several sentences)
 
 
 def edges(sentence: str) -> tuple[str, Quotes]:
-    """`sentence` without the guillemets that open and close it, and its `Quotes`."""
-    opens, closes = sentence.startswith("«"), sentence.endswith("»")
+    """`sentence` without the guillemets that open and close it, and its `Quotes`. One at the end closes
+    the sentence after its end mark, or a sentence that a quote opens; else it is inside, and the end
+    mark a sentence typed without one is given (inference/end_mark.py) goes after it (`She said "no"`)."""
+    opens = sentence.startswith("«")
+    closes = sentence.endswith("»") and (opens or sentence[:-1].rstrip().endswith(tuple(".!?…")))
     inside = sentence[opens : len(sentence) - closes].strip()
-    return inside, Quotes(opens, closes, tuple(letter.isupper() for letter in _FIRST_LETTER.findall(inside)))
+    capitals = tuple(letter.isupper() for letter in _FIRST_LETTER.findall(inside))
+    return inside, Quotes(opens, closes, capitals, _IN_TURN.fullmatch(sentence) is not None)
+
+
+def paired(text: str) -> bool:
+    """Whether the guillemets of `text` come in turn, none inside another, each pair around a word."""
+    return _PAIRS.fullmatch(text) is not None
 
 
 def requoted(translation: str, quotes: Quotes) -> str:
     """`translation` inside its sentence's edge guillemets, its own spaced the French way and capitalised
-    where the English was."""
+    where the English was; its own dropped where attention placed them out of turn or around no word
+    (`« Salut ». »`, `J'ai dit oui « ! »`)."""
     capitals = iter(quotes.capitals)
     body = _OPENING.sub(lambda match: "« " + (match.group(1).upper() if next(capitals, False) else match.group(1)),
                         translation)
-    body = _CLOSING.sub(r" »\1", body).strip()
+    body = _MARK.sub(r" »\1", body)
+    for pattern, spaced in _SPACED:
+        body = pattern.sub(spaced, body).strip()
+    text = _around(body, quotes)
+    # A quote over sentences gives each half of a pair; one around nothing (`""`) is given back as typed.
+    if not quotes.within or not body or paired(text):
+        return text
+    body = re.sub(r" ([,.])", r"\1", " ".join(re.sub("[«»]", " ", body).split()))
+    text = _around(body, quotes)
+    # An edge one left without the inside one it paired with (`"go," "stop," and "wait."`) goes too.
+    return text if paired(text) else body
+
+
+def _around(body: str, quotes: Quotes) -> str:
     return " ".join(part for part in ("«" * quotes.opens, body, "»" * quotes.closes) if part)
+
+
+def read(runs: Sequence[str]) -> list[str]:
+    """The carried `runs` other than guillemets: what the model could not read of what was typed."""
+    return [run for run in (text.translate(_NO_GUILLEMETS) for text in runs) if run]

@@ -9,7 +9,8 @@ inside an address (`www.Example.com`, inference/symbols.py) ends no sentence, an
 one of `Ms.` before a word: sentencex knows `Mr.`, `Mrs.` and `Dr.` but cut `I met Ms. Smith.` in two.
 Guillemets (the quotes of a line, inference/quotes.py) are read as spaces: sentencex cuts no sentence
 inside quotes or at their end, and read whole, `"Where is it?" she asked.` lost its `she asked`; an
-opening one goes with the sentence after it.
+opening one goes with the sentence after it. A run of end marks that closes a quote (`"Really?!" she
+asked.`) is read as its one mark, which sentencex ends a sentence at before a small letter.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ from collections.abc import Sequence
 import numpy as np
 import sentencex
 
+from attention_lab.inference.end_mark import run_mark
 from attention_lab.inference.symbols import VERBATIM
 
 STOPS = str.maketrans(".!?", "___")
 QUOTES = str.maketrans("«»", "  ")
 OPENING = re.compile(r"«[\s«]*$")  # a segment's trailing opening guillemet: the next sentence's
+QUOTED_RUN = re.compile(r"([!?]{2,}|\.{2,}|…)(?=»)")
 TITLE = re.compile(r"\bMs\.(?= )")  # the title sentencex lacks (a cleaned line's spaces are plain)
 
 
@@ -33,7 +36,8 @@ def split(line: str) -> list[str]:
     around them dropped; the line itself when it has no text."""
     # The segmenter reads the line with its addresses' and titles' stops masked; it gives back every
     # character of a cleaned line, so its sentences' lengths cut the line as written.
-    masked = TITLE.sub("Ms_", VERBATIM.sub(lambda match: match.group().translate(STOPS), line)).translate(QUOTES)
+    masked = TITLE.sub("Ms_", VERBATIM.sub(lambda match: match.group().translate(STOPS), line))
+    masked = QUOTED_RUN.sub(lambda match: run_mark(match.group()).ljust(len(match.group())), masked).translate(QUOTES)
     sentences, start, opening = [], 0, ""
     for segment in sentencex.segment("en", masked):
         sentence = opening + line[start : start + len(segment)]

@@ -53,15 +53,16 @@ CLOSING = ".,!?;:…)]}»%"  # punctuation written against the word before it
 # A web address ends before the punctuation after it (`Go to example.com.`); a bare domain needs a
 # known ending, so that `home.then` (a missing space) is no address. Each starts a word (the lookbehinds),
 # which also keeps a long line of `-1-1-1…` from being tried at every position. A minus sign follows a
-# space or begins the sentence: `3:-2`, `x=-5` and `(555)-123` are left to the model. A line typed in
-# capitals or Title Case has addresses too (`WWW.EXAMPLE.COM`, `Www.Example.Com`), but a domain's ending is
-# in small letters or capitals only: `Mr.De Niro` and `tired.Net profit` are a missing space.
+# space or a quote (inference/quotes.py) or begins the sentence: `3:-2`, `x=-5` and `(555)-123` are left
+# to the model. A line typed in capitals or Title Case has addresses too (`WWW.EXAMPLE.COM`,
+# `Www.Example.Com`), but a domain's ending is in small letters or capitals only: `Mr.De Niro` and
+# `tired.Net profit` are a missing space.
 _ENDINGS = "com|org|net|edu|gov|io|info|fr|uk|ca|de"
 VERBATIM = re.compile(rf"""
     (?<![\w.])(?i:https?://|www\.)[^\s<>"“”]*[^\s<>"“”.,!?;:'’)\]}}»]                 # a web address
   | (?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+                                        # an e-mail address
   | (?<![\w.-])[\w-]+(?:\.[\w-]+)*\.(?:{_ENDINGS}|{_ENDINGS.upper()})\b(?![\w@-])  # a bare domain
-  | (?<!\S)[-−](?=[0-9])                                                           # a number's minus sign
+  | (?<![^\s«])[-−](?=[0-9])                                                       # a number's minus sign
 """, re.VERBOSE)
 
 

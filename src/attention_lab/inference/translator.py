@@ -26,7 +26,7 @@ from attention_lab.inference.currency import with_currency_names
 from attention_lab.inference.end_mark import read_run, with_end_mark, with_run
 from attention_lab.inference.model_file import LoadedModel, load_model
 from attention_lab.inference.number_constraint import NumberConstraint
-from attention_lab.inference.quotes import Quotes, edges, guillemets, outside_quotes, requoted
+from attention_lab.inference.quotes import Quotes, edges, guillemets, outside_quotes, read, requoted
 from attention_lab.inference.search import run_search
 from attention_lab.inference.search_steps import output_limits
 from attention_lab.inference.sentences import block_diagonal, split
@@ -74,7 +74,8 @@ class Translation:
     source: str  # the line as given
     # What the model read: pieces (or words, `<unk>` for unknown ones), `<eos>` after each sentence;
     # sentence-cased, amounts with the currency's name (inference/currency.py), with the end mark a
-    # sentence was typed without or one for a run of them (inference/end_mark.py).
+    # sentence was typed without or one for a run of them (inference/end_mark.py), without its quotes
+    # that pair up (inference/quotes.py).
     src_pieces: list[str]
     pieces: list[str]  # output pieces, `<eos>` excluded, any `<unk>` already replaced
     output_labels: list[str]  # an attention row's: its output piece, or `<eos>` where a sentence emitted it
@@ -208,7 +209,7 @@ class Translator:
         results = [Translation(
             source=s.text, src_pieces=[], pieces=[], output_labels=[],
             text=requoted(put_back(s.carried, "", [], none, src_codec, tgt_codec), s.quotes),
-            score=0.0, attention=none, unknown=[], carried=[c.text for c in s.carried],
+            score=0.0, attention=none, unknown=[], carried=read([c.text for c in s.carried]),
             maps=np.zeros((layout[0] * layout[1], 0, 0), np.float32) if maps else None, layout=layout)
             for s in sentences]
         order = sorted((i for i, s in enumerate(sentences) if s.text), key=lambda i: len(ids[i]))
@@ -241,6 +242,6 @@ class Translator:
                     text=requoted(with_run(cased, s.run), s.quotes),
                     score=scores[row], attention=weights,
                     unknown=[w for w, j in zip(src_codec.surface(text), ids[i]) if j == UNK_ID],
-                    carried=[c.text for c in s.carried], maps=kept if maps else None, layout=layout)
+                    carried=read([c.text for c in s.carried]), maps=kept if maps else None, layout=layout)
             finished(batch)
         return results
