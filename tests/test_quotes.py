@@ -86,6 +86,8 @@ def test_requoted_spaces_guillemets_the_french_way():
     assert requoted("Il a dit «attends...» et partit.", Quotes(capitals=(False,))) == \
         "Il a dit « attends... » et partit."  # an ellipsis stays whole, inside
     assert requoted("Comment vas-tu ?", Quotes(closes=True, within=False)) == "Comment vas-tu ? »"
+    assert requoted("Elle a demandé.", Quotes(continues=True)) == "elle a demandé."
+    assert edges("she asked.", continues=True)[1].continues
 
 
 def test_guillemets_attention_placed_out_of_turn_are_dropped_with_an_edge_one_left_alone():
@@ -121,6 +123,10 @@ def test_a_sentence_typed_in_quotes_is_its_translation_in_guillemets(translator)
     [two] = translator.translate(['"I see the cat." "We like the book."'])
     first, second = translator.translate(["I see the cat.", "We like the book."])
     assert two.text == f"« {first.text} » « {second.text} »"
+    [told] = translator.translate(['"I see the cat." we like the book.'])  # a sentence going on after a quote
+    assert told.text == f"« {first.text} » {second.text[:1].lower()}{second.text[1:]}"
+    [capital] = translator.translate(['"I see the cat." We like the book.'])
+    assert capital.text == f"« {first.text} » {second.text}"
 
 
 def test_unpaired_quotes_are_read_as_typed(translator):

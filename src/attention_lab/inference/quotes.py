@@ -14,10 +14,11 @@ they pair up, none inside another, and the model reads each sentence without the
 then the guillemets are spaced the French way (`« non »`), a comma or full stop that English typed inside
 a closing quote goes after it (`"Come here,"` -> `« Viens ici »,`), and a quote inside the sentence whose
 English starts with a capital starts with one (`Tom said, "I'm hungry."` -> `Tom a dit, « J'ai faim. »`,
-where the model, reading one sentence, wrote `j'ai`). Guillemets inside a sentence that attention placed out
-of turn, or around no word, are dropped. Quotes that cannot be told apart or do not pair up (`12" by 12"`,
-a quote inside a quote) are left as typed, and read by the model as before. inference/sentences.py splits a
-line at its quotes' end marks.
+where the model, reading one sentence, wrote `j'ai`); a sentence typed in small letters after a quote's end
+goes on in them (`"Where is it?" she asked.` -> `« Où est-ce ? » elle a demandé.`, not `Elle`). Guillemets
+inside a sentence that attention placed out of turn, or around no word, are dropped. Quotes that cannot be
+told apart or do not pair up (`12" by 12"`, a quote inside a quote) are left as typed, and read by the model
+as before. inference/sentences.py splits a line at its quotes' end marks.
 """
 
 from __future__ import annotations
@@ -76,9 +77,10 @@ class Quotes:
     closes: bool = False  # one closes it: it closes the translation
     capitals: tuple[bool, ...] = ()  # each one opening inside it: whether its first letter is a capital
     within: bool = True  # its guillemets pair up among themselves (not a quote over several sentences)
+    continues: bool = False  # typed in small letters after a quote's end (`"Where?" she asked.`): written so
 
 
-def edges(sentence: str) -> tuple[str, Quotes]:
+def edges(sentence: str, continues: bool = False) -> tuple[str, Quotes]:
     """`sentence` without the guillemets that open and close it, and its `Quotes`. One at the end closes
     the sentence after its end mark, or a sentence that a quote opens; else it is inside, and the end
     mark a sentence typed without one is given (inference/end_mark.py) goes after it (`She said "no"`)."""
@@ -86,7 +88,7 @@ def edges(sentence: str) -> tuple[str, Quotes]:
     closes = sentence.endswith("»") and (opens or sentence[:-1].rstrip().endswith(tuple(".!?…")))
     inside = sentence[opens : len(sentence) - closes].strip()
     capitals = tuple(letter.isupper() for letter in _FIRST_LETTER.findall(inside))
-    return inside, Quotes(opens, closes, capitals, _IN_TURN.fullmatch(sentence) is not None)
+    return inside, Quotes(opens, closes, capitals, _IN_TURN.fullmatch(sentence) is not None, continues)
 
 
 def paired(text: str) -> bool:
@@ -97,11 +99,12 @@ def paired(text: str) -> bool:
 def requoted(translation: str, quotes: Quotes) -> str:
     """`translation` inside its sentence's edge guillemets, its own spaced the French way and capitalised
     where the English was; its own dropped where attention placed them out of turn or around no word
-    (`« Salut ». »`, `J'ai dit oui « ! »`)."""
+    (`« Salut ». »`, `J'ai dit oui « ! »`); starting with a small letter where it goes on after a quote
+    (`« Où est-ce ? » elle a demandé.`)."""
     capitals = iter(quotes.capitals)
     body = _OPENING.sub(lambda match: "« " + (match.group(1).upper() if next(capitals, False) else match.group(1)),
                         translation)
-    body = _MARK.sub(r" »\1", body)
+    body = _MARK.sub(r" »\1", body[:1].lower() + body[1:] if quotes.continues else body)
     for pattern, spaced in _SPACED:
         body = pattern.sub(spaced, body).strip()
     text = _around(body, quotes)

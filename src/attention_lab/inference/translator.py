@@ -147,17 +147,18 @@ class Translator:
         for i, line in enumerate(lines):
             # Cleaned first: `5<no-break space>€` is `5 €`, and the segmenter never sees a space it would
             # cut inside (sentencex panicked on `Plan B<no-break space>.`). Quotes paired over the line:
-            # the segmenter keeps a quote's sentences together (`"Hi. How are you?" he asked.` is one).
-            line = guillemets(clean(line))
+            # one may hold several sentences (`"Hi. How are you?" he asked.`).
+            line, before = guillemets(clean(line)), ""
             for sentence in split(line) if search.split_sentences else [line]:
                 # Cased first: a capital the vocabulary lacks (`L` of `LIKE`) is no character to carry.
                 case = casing(sentence)
                 cased = sentence if case == "as written" else sentence_cased(sentence, src.pieces,
                                                                              keep_capitals=case == "lower")
                 cased, run = read_run(cased)
-                cased, quotes = edges(cased)
+                cased, quotes = edges(cased, continues=before.endswith("»") and sentence[:1].islower())
                 text, carried = take_out(with_currency_names(cased), reads)
                 found.append(Sentence(i, with_end_mark(text), carried, case, run, quotes))
+                before = sentence
         return found
 
     def encode(self, lines: Sequence[str], search: SearchParams) -> list[list[int]]:
