@@ -39,7 +39,8 @@ CLOSERS = "\"'»”’)]}"  # written after a sentence's end mark: `He said "hi.
 TRAILING = re.compile(rf"[\s{re.escape(CLOSERS)}]*$")
 MARKS = ".!?…,;:"  # an end mark, or a comma's kind that the writer chose to end with
 WORD = re.compile(r"\w[\w'’]*")
-RUN = re.compile(rf"([!?]{{2,}}|\.{{2,}}|…)(?=[\s{re.escape(CLOSERS)}]*$)")  # `!!!`, `?!`, `...`, `…` ending a sentence
+RUN_OF_MARKS = r"[!?]{2,}|\.{2,}|…"  # `!!!`, `?!`, `...`, `…`
+RUN = re.compile(rf"({RUN_OF_MARKS})(?=[\s{re.escape(CLOSERS)}]*$)")  # ... ending a sentence
 LAST_SENTENCE = re.compile(r".*[.!?…]\s+")  # what a line read whole (`split_sentences` off) ends after
 
 

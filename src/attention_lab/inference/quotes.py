@@ -36,7 +36,7 @@ _OPENING = re.compile(r"«\s*(\w?)")  # `«j'ai` -> `« j'ai`, then `« J'ai` wh
 _MARK = re.compile(r"(?<!\.)([,.])\s*»")  # `ici,»` -> `ici »,`; not an ellipsis's last stop
 _SPACED = ((re.compile(r"(?<=\S)»"), " »"), (re.compile(r"(?<=[^\s(\[])«"), " «"), (re.compile(r"»(?=[\w«(])"), "» "))
 _IN_TURN = re.compile(r"(?:[^«»]*«[^«»]*»)*[^«»]*")  # opening and closing in turn, none inside another
-_PAIRS = re.compile(r"(?:[^«»]*«[^«»]*\w[^«»]*»)*[^«»]*")  # ... and each around a word
+_PAIRS = re.compile(r"(?:[^«»]*«[^«»\w]*\w[^«»]*»)*[^«»]*")  # ... and each around a word (its first: no backtracking)
 _FIRST_LETTER = re.compile(r"«\W*(\w?)")  # a quote's first letter, after any marks (`"-5`, `"(a)`)
 _NO_GUILLEMETS = str.maketrans("", "", GUILLEMETS)
 

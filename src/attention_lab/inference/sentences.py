@@ -21,13 +21,13 @@ from collections.abc import Sequence
 import numpy as np
 import sentencex
 
-from attention_lab.inference.end_mark import run_mark
+from attention_lab.inference.end_mark import RUN_OF_MARKS, run_mark
 from attention_lab.inference.symbols import VERBATIM
 
 STOPS = str.maketrans(".!?", "___")
 QUOTES = str.maketrans("«»", "  ")
 OPENING = re.compile(r"«[\s«]*$")  # a segment's trailing opening guillemet: the next sentence's
-QUOTED_RUN = re.compile(r"([!?]{2,}|\.{2,}|…)(?=»)")
+QUOTED_RUN = re.compile(rf"(?:{RUN_OF_MARKS})(?=»)")
 TITLE = re.compile(r"\bMs\.(?= )")  # the title sentencex lacks (a cleaned line's spaces are plain)
 
 
