@@ -1,5 +1,6 @@
-"""Text in, text out: sentence splitting, carrying of characters the model cannot read, quotes, casing, currency
-signs, tokenizer, batched search, `<unk>` replacement and the number check, around a trained model.
+"""Text in, text out: a line read as the model reads it (inference/reading.py: sentences, casing, quotes,
+characters carried around the model), tokenizer, batched search, `<unk>` replacement and the number check,
+around a trained model.
 
 Imports nothing from Lightning, MLflow or DVC: translating needs only the model file.
 """
@@ -17,20 +18,19 @@ import torch
 
 from attention_lab.config import param
 from attention_lab.data.batching import budget_batches, pad
-from attention_lab.data.cleaning import clean
 from attention_lab.data.numbers import missing_numbers
 from attention_lab.data.special_tokens import EOS, UNK, UNK_ID
 from attention_lab.errors import UserError
-from attention_lab.inference.casing import Casing, casing, recased, sentence_cased
-from attention_lab.inference.currency import with_currency_names
-from attention_lab.inference.end_mark import read_run, with_end_mark, with_run
+from attention_lab.inference.casing import recased
+from attention_lab.inference.end_mark import with_run
 from attention_lab.inference.model_file import LoadedModel, load_model
 from attention_lab.inference.number_constraint import NumberConstraint
-from attention_lab.inference.quotes import Quotes, edges, guillemets, outside_quotes, read, requoted
+from attention_lab.inference.quotes import read, requoted
+from attention_lab.inference.reading import Sentence, read_lines
 from attention_lab.inference.search import run_search
 from attention_lab.inference.search_steps import output_limits
-from attention_lab.inference.sentences import block_diagonal, split
-from attention_lab.inference.symbols import Carried, put_back, take_out
+from attention_lab.inference.sentences import block_diagonal
+from attention_lab.inference.symbols import put_back
 
 
 @dataclass(frozen=True)
@@ -91,16 +91,6 @@ class Translation:
     missing_numbers: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class Sentence:
-    line: int  # its line's index in the call
-    text: str  # what the model reads: the sentence without the characters it cannot read, sentence-cased, ended
-    carried: tuple[Carried, ...]
-    casing: Casing  # the sentence's own (inference/casing.py), given back to its translation
-    run: str = ""  # the run of end marks it was typed with (`?!`, inference/end_mark.py), given back too
-    quotes: Quotes = Quotes()  # where its guillemets go back that are not carried (inference/quotes.py)
-
-
 def joined(source: str, parts: Sequence[Translation]) -> Translation:
     """The translations of a line's sentences as the line's (inference/sentences.py): lists in
     sentence order, texts joined by a space, scores summed, attention block-diagonal."""
@@ -138,28 +128,9 @@ class Translator:
         return cls(load_model(path, device), device)
 
     def sentences(self, lines: Sequence[str], search: SearchParams) -> list[Sentence]:
-        """The sentences of `lines` in order (each line whole when `search.split_sentences` is off),
-        without the characters the model cannot read and the quotes that pair up, in the corpus's casing,
-        amounts with the currency's name, each with an end mark."""
-        src = self.tokenizer.src
-        reads = outside_quotes(src.reads)
-        found = []
-        for i, line in enumerate(lines):
-            # Cleaned first: `5<no-break space>€` is `5 €`, and the segmenter never sees a space it would
-            # cut inside (sentencex panicked on `Plan B<no-break space>.`). Quotes paired over the line:
-            # one may hold several sentences (`"Hi. How are you?" he asked.`).
-            line, before = guillemets(clean(line)), ""
-            for sentence in split(line) if search.split_sentences else [line]:
-                # Cased first: a capital the vocabulary lacks (`L` of `LIKE`) is no character to carry.
-                case = casing(sentence)
-                cased = sentence if case == "as written" else sentence_cased(sentence, src.pieces,
-                                                                             keep_capitals=case == "lower")
-                cased, run = read_run(cased)
-                cased, quotes = edges(cased, continues=before.endswith("»") and sentence[:1].islower())
-                text, carried = take_out(with_currency_names(cased), reads)
-                found.append(Sentence(i, with_end_mark(text), carried, case, run, quotes))
-                before = sentence
-        return found
+        """The sentences of `lines` as the model reads them (inference/reading.py), in order; each line
+        whole when `search.split_sentences` is off."""
+        return read_lines(lines, self.tokenizer.src, search.split_sentences)
 
     def encode(self, lines: Sequence[str], search: SearchParams) -> list[list[int]]:
         """The source ids of each of the `sentences` of `lines`; raises `SourceTooLong` naming the
