@@ -72,15 +72,18 @@ def test_a_run_between_two_words_leaves_a_space_and_none_is_left_before_punctuat
     ("See “www.example.com”.", "See “ ”.", Carried("www.example.com", 1, True, True)),  # the quotes are not in it
     ("WRITE TO TOM@EXAMPLE.COM.", "WRITE TO.", Carried("TOM@EXAMPLE.COM", 1, True, False)),
     ("Visit Www.Example.Com/ReadMe Today.", "Visit Today.", Carried("Www.Example.Com/ReadMe", 1, False, False)),
+    ("Version 1.2.3 is out.", "Version is out.", Carried("1.2.3", 1, False, False)),
+    ("My IP is 192.168.1.1.", "My IP is.", Carried("192.168.1.1", 2, True, False)),
 ])
-def test_addresses_and_minus_signs_are_carried_although_the_model_reads_them(text, kept, run):
+def test_addresses_minus_signs_and_dotted_chains_are_carried_although_the_model_reads_them(text, kept, run):
     assert take_out(text, lambda char: True) == (kept, (run,))
 
 
 @pytest.mark.parametrize("text", ["Call 1-800-828-6322 now.", "I went home.then I slept.", "Use Node.js, e.g. this.",
                                   "It is 5-3, not 5 - 3.", "(−3) is less.", "The ratio was 3:-2.", "Set x=-5 now.",
                                   "Call (555)-123-4567.", "Awww.that is cute.", "Ask Mr.De Niro.",
-                                  "I'm tired.Net profit fell."])
+                                  "I'm tired.Net profit fell.", "It costs 2.50 now.", "Use v1.2.3 now.",
+                                  "It is 1.5."])
 def test_text_like_an_address_or_a_sign_is_read(text):
     assert take_out(text, lambda char: True) == (text, ())
 

@@ -10,7 +10,11 @@ Text to keep as written (`VERBATIM`) is carried whole although the model reads i
 address or an e-mail address, which one line of the corpus has and the model would translate piece by
 piece (`tom@example.com` came back as `choisir@ le exemple`), and the minus sign of a number, which the
 corpus never writes, so the model drops it (`-5 degrees` came back as `5 degrés`) while the number
-itself is copied (inference/number_constraint.py) and the sign goes back against it.
+itself is copied (inference/number_constraint.py) and the sign goes back against it; and a chain of
+digit groups with dots between them (a version, `1.2.3`, or an IP address), which no line of the corpus
+has and the model, made to write each group (inference/number_constraint.py), wrote as sentences of
+noise (`Version 1.2.3 fixes the bug.` came back as `Version 1 2. Y a-t-il réparer l'affette. Y a-t-il
+le closséraire.`).
 The model reads the sentence as if the run were not there: a space in its place between two words
 (`Tom♥Mary` as `Tom Mary`), none before punctuation (`cat 🐱.` as `cat.`).
 
@@ -58,11 +62,13 @@ CLOSING = ".,!?;:…)]}»%"  # punctuation written against the word before it
 # `Www.Example.Com`), but a domain's ending is in small letters or capitals only: `Mr.De Niro` and
 # `tired.Net profit` are a missing space.
 _ENDINGS = "com|org|net|edu|gov|io|info|fr|uk|ca|de"
+DOTTED_CHAIN = r"(?<![\w.])[0-9]+(?:\.[0-9]+){2,}(?![\w@-])"
 VERBATIM = re.compile(rf"""
     (?<![\w.])(?i:https?://|www\.)[^\s<>"“”]*[^\s<>"“”.,!?;:'’)\]}}»]                 # a web address
   | (?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+                                        # an e-mail address
   | (?<![\w.-])[\w-]+(?:\.[\w-]+)*\.(?:{_ENDINGS}|{_ENDINGS.upper()})\b(?![\w@-])  # a bare domain
   | (?<![^\s«])[-−](?=[0-9])                                                       # a number's minus sign
+  | {DOTTED_CHAIN}                                                                 # `1.2.3`, `192.168.1.1`
 """, re.VERBOSE)
 
 
