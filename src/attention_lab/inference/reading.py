@@ -4,7 +4,7 @@ mark; with what each translation needs to give back the rest (the casing, a run 
 quotes, the carried characters).
 
 The corpus writes every line one way: one sentence, sentence-cased, ended with `.`, `?` or `!`, amounts
-with the currency's name. A sentence
+with the currency's name, times with a colon. A sentence
 typed otherwise is read as the corpus would write it; each reading is a module of its own, measured
 in docs/trust.md.
 """
@@ -19,6 +19,7 @@ from attention_lab.data.tokenizer import Codec
 from attention_lab.inference.casing import Casing, casing, sentence_cased
 from attention_lab.inference.currency import with_currency_names
 from attention_lab.inference.end_mark import read_run, with_end_mark
+from attention_lab.inference.number_forms import read_times
 from attention_lab.inference.quotes import Quotes, edges, guillemets, outside_quotes
 from attention_lab.inference.sentences import split
 from attention_lab.inference.symbols import Carried, take_out
@@ -35,8 +36,9 @@ class Sentence:
 
 
 def as_the_corpus_writes(sentence: str) -> str:
-    """`sentence` with amounts written as the corpus writes them: `$20` as `20 dollars` (inference/currency.py)."""
-    return with_currency_names(sentence)
+    """`sentence` with amounts and times written as the corpus writes them: `$20` as `20 dollars`
+    (inference/currency.py), `at 10.30` as `at 10:30` (inference/number_forms.py)."""
+    return read_times(with_currency_names(sentence))
 
 
 def read_lines(lines: Sequence[str], src: Codec, split_sentences: bool = True) -> list[Sentence]:

@@ -1,6 +1,6 @@
 """Text in, text out: a line read as the model reads it (inference/reading.py: sentences, casing, quotes,
-characters carried around the model), tokenizer, batched search, `<unk>` replacement and the number check,
-around a trained model.
+characters carried around the model), tokenizer, batched search, `<unk>` replacement, the forms of numbers
+and the number check, around a trained model.
 
 Imports nothing from Lightning, MLflow or DVC: translating needs only the model file.
 """
@@ -21,10 +21,11 @@ from attention_lab.data.batching import budget_batches, pad
 from attention_lab.data.numbers import missing_numbers
 from attention_lab.data.special_tokens import EOS, UNK, UNK_ID
 from attention_lab.errors import UserError
-from attention_lab.inference.casing import recased
+from attention_lab.inference.casing import Casing, recased
 from attention_lab.inference.end_mark import with_run
 from attention_lab.inference.model_file import LoadedModel, load_model
 from attention_lab.inference.number_constraint import NumberConstraint
+from attention_lab.inference.number_forms import french_numbers
 from attention_lab.inference.quotes import read, requoted
 from attention_lab.inference.reading import Sentence, read_lines
 from attention_lab.inference.search import run_search
@@ -101,6 +102,12 @@ def joined(source: str, parts: Sequence[Translation]) -> Translation:
         unknown=[w for t in parts for w in t.unknown], carried=[c for t in parts for c in t.carried],
         maps=None if parts[0].maps is None else block_diagonal([t.maps for t in parts]), layout=parts[0].layout,
         missing_numbers=missing_numbers(source, " ".join(t.text for t in parts)))
+
+
+def as_written(output: str, source: str, source_casing: Casing) -> str:
+    """The model's `output` for `source` in the source's casing (inference/casing.py), its numbers in
+    French form (inference/number_forms.py)."""
+    return french_numbers(recased(output, source_casing), source)
 
 
 def replace_unknown(pieces: list[str], attention: np.ndarray, surface: list[str]) -> list[str]:
@@ -207,7 +214,7 @@ class Translator:
                 if tgt_codec.emits_unk:
                     pieces = replace_unknown(pieces, weights, src_codec.surface(text))
                 cased = put_back(s.carried, text, pieces, weights, src_codec, tgt_codec,
-                                 partial(recased, source_casing=s.casing))
+                                 partial(as_written, source=text, source_casing=s.casing))
                 results[i] = Translation(
                     source=text, src_pieces=[UNK if j == UNK_ID else p for p, j in zip(src_codec.pieces(text), ids[i])]
                     + [EOS], pieces=pieces, output_labels=pieces + [EOS] * (len(weights) - len(pieces)),

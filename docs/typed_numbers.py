@@ -1,0 +1,37 @@
+"""Sentences with decimals, thousands, times written with a dot and chains of dots, translated by one
+model with the translator's number forms and without (docs/trust.md), beam 8. Without them: no number
+is rewritten after the search, no time is read with a colon, and a chain of dots reaches the model.
+
+    python docs/typed_numbers.py models/seq2seq
+"""
+
+import re
+import sys
+
+from attention_lab.inference import reading, symbols, translator
+from attention_lab.inference.translator import Translator
+
+SENTENCES = (
+    "We need 3 eggs and 2.5 cups of flour.", "I bought 1.5 kg of apples.", "The population is 67.8 million.",
+    "He ran 42.195 kilometers.", "I paid €3.99 for it.", "It costs $1,299.99.", "The rate is 4.8%.",
+    "It's 1.5 times bigger.", "She has 2,000 books.", "More than 3,000 people came.", "I go to bed at 10.30.",
+    "We close at 5.30 p.m. today.", "The shop sold it at 10.30 dollars.", "Version 1.2.3 fixes the bug.",
+    "My IP is 192.168.1.1.",
+)
+
+
+def main(model: str) -> None:
+    loaded = Translator.load(model, "cpu")
+    forms = reading.read_times, translator.french_numbers, symbols.VERBATIM
+    reading.read_times = translator.french_numbers = lambda text, *source: text
+    symbols.VERBATIM = re.compile(symbols.VERBATIM.pattern.replace(symbols.DOTTED_CHAIN, "(?!)"), re.VERBOSE)
+    before = loaded.translate(SENTENCES)
+    reading.read_times, translator.french_numbers, symbols.VERBATIM = forms
+    after = loaded.translate(SENTENCES)
+    print("| typed | without the number forms | with them |\n| --- | --- | --- |")
+    for sentence, old, new in zip(SENTENCES, before, after):
+        print(f"| {sentence} | {old.text} | {new.text} |")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
