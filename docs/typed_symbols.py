@@ -8,7 +8,7 @@ their sign, and addresses and minus signs reach the model as any other text.
 import re
 import sys
 
-from attention_lab.inference import symbols, translator
+from attention_lab.inference import reading, symbols
 from attention_lab.inference.translator import Translator
 
 SENTENCES = (
@@ -23,10 +23,10 @@ SENTENCES = (
 
 def main(model: str) -> None:
     loaded = Translator.load(model, "cpu")
-    readings = translator.with_currency_names, symbols.VERBATIM
-    translator.with_currency_names, symbols.VERBATIM = (lambda sentence: sentence), re.compile(r"(?!)")
+    readings = reading.with_currency_names, symbols.VERBATIM
+    reading.with_currency_names, symbols.VERBATIM = (lambda sentence: sentence), re.compile(r"(?!)")
     before = loaded.translate(SENTENCES)
-    translator.with_currency_names, symbols.VERBATIM = readings
+    reading.with_currency_names, symbols.VERBATIM = readings
     after = loaded.translate(SENTENCES)
     print("| typed | without the readings | with them |\n| --- | --- | --- |")
     for sentence, old, new in zip(SENTENCES, before, after):
