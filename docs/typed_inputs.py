@@ -1,8 +1,8 @@
 """Greedy BLEU of a split's sources as people also type them (docs/trust.md): as written, upper-cased,
-in Title Case, lower-cased, with the first letter lowered, without end marks, and lower-cased without
-end marks; then whether the beam translations of the test split as written are those of the
-evaluate stage's translations.tsv. It uses only what every version of the translator has, so it
-scores an older checkout's code too: `PYTHONPATH=<checkout>/src python docs/typed_inputs.py ...`.
+in Title Case, lower-cased, with the first letter lowered, without end marks, lower-cased without end
+marks, and without apostrophes; then whether the beam translations of the test split as written are
+those of the evaluate stage's translations.tsv. It uses only what every version of the translator has,
+so it scores an older checkout's code too: `PYTHONPATH=<checkout>/src python docs/typed_inputs.py ...`.
 
     python docs/typed_inputs.py models/seq2seq artifacts/splits valid reports/evaluate/translations.tsv
 """
@@ -30,6 +30,7 @@ TYPED = {
     "first letter lowered": lambda s: s[:1].lower() + s[1:],
     "no end mark": unpunctuated,
     "lower, no end mark": lambda s: unpunctuated(s.lower()),
+    "without apostrophes": lambda s: s.replace("'", "").replace("’", ""),
 }
 
 

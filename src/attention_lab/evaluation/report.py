@@ -105,13 +105,18 @@ def without_end_mark(text: str) -> str:
     return re.sub(r"\s*[.!?…]+(?=[\s\"'»”’)\]}]*$)", "", text)
 
 
+def without_apostrophes(text: str) -> str:
+    """`text` as typed by someone who skips apostrophes: `I don't know.` -> `I dont know.`."""
+    return text.replace("'", "").replace("’", "")
+
+
 def input_scores(translator: Translator, sources: Sequence[str], refs: Sequence[Sequence[str]],
                  search: SearchParams) -> dict:
     """BLEU (case-insensitive, as `corpus_scores`) of the translations of `sources` upper-cased, in
-    Title Case, lower-cased and without their end marks, under `search`."""
+    Title Case, lower-cased, without their end marks and without apostrophes, under `search`."""
     scores = {}
     for name, typed in (("upper", str.upper), ("title", title_case), ("lower", str.lower),
-                        ("unpunctuated", without_end_mark)):
+                        ("unpunctuated", without_end_mark), ("no_apostrophes", without_apostrophes)):
         texts = [t.text for t in translator.translate([typed(s) for s in sources], search)]
         scores[f"{name}_bleu"] = corpus_scores(texts, refs)["bleu"]
     return scores

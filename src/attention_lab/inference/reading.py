@@ -3,8 +3,8 @@ writing, without the characters the model cannot read and the quotes that pair u
 mark; with what each translation needs to give back the rest (the casing, a run of end marks, the
 quotes, the carried characters).
 
-The corpus writes every line one way: one sentence, sentence-cased, ended with `.`, `?` or `!`, amounts
-with the currency's name, times with a colon. A sentence
+The corpus writes every line one way: one sentence, sentence-cased, ended with `.`, `?` or `!`,
+contractions with their apostrophe, amounts with the currency's name, times with a colon. A sentence
 typed otherwise is read as the corpus would write it; each reading is a module of its own, measured
 in docs/trust.md.
 """
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from attention_lab.data.cleaning import clean
 from attention_lab.data.tokenizer import Codec
 from attention_lab.inference.casing import Casing, casing, sentence_cased
+from attention_lab.inference.contractions import with_apostrophes
 from attention_lab.inference.currency import with_currency_names
 from attention_lab.inference.end_mark import read_run, with_end_mark
 from attention_lab.inference.number_forms import read_times
@@ -36,9 +37,10 @@ class Sentence:
 
 
 def as_the_corpus_writes(sentence: str) -> str:
-    """`sentence` with amounts and times written as the corpus writes them: `$20` as `20 dollars`
-    (inference/currency.py), `at 10.30` as `at 10:30` (inference/number_forms.py)."""
-    return read_times(with_currency_names(sentence))
+    """`sentence` with contractions, amounts and times written as the corpus writes them: `dont` as
+    `don't` (inference/contractions.py), `$20` as `20 dollars` (inference/currency.py), `at 10.30` as
+    `at 10:30` (inference/number_forms.py)."""
+    return read_times(with_currency_names(with_apostrophes(sentence)))
 
 
 def read_lines(lines: Sequence[str], src: Codec, split_sentences: bool = True) -> list[Sentence]:

@@ -1,0 +1,44 @@
+"""Contractions typed without their apostrophe (`cant`, `dont`, `im`) read with it.
+
+Every contraction in the corpus has its apostrophe, so the model reads `cant` as pieces it barely saw,
+and the negation went first: `i cant swim` came back as `Je peux nager.` Only the forms that are no
+English word without it are read with one: `dont`, `isnt`, `im`, `youre`, `thats`, not `were`, `well`,
+`its`, `ill`, `id`, `lets`, `shell`, `hell`, `wed` or `shed`, which the corpus writes as words (2,904
+lines have `were`) and no reading could tell apart. The rare words `cant` and `wont` are read as
+`can't` and `won't`, as typed text means them. A form is read in small letters, or capitalised where
+it begins the sentence (`Dont go.`); a capitalised one inside a sentence is a name (`Jony Ive`). A line
+in capitals or Title Case is sentence-cased first (inference/casing.py), so `I CANT SWIM` reads `I
+can't swim` too.
+"""
+
+from __future__ import annotations
+
+import re
+
+from attention_lab.inference.casing import OPENERS
+
+_NOT = ("can", "don", "doesn", "didn", "isn", "aren", "wasn", "weren", "won", "couldn", "wouldn", "shouldn", "hasn",
+        "haven", "hadn", "mustn", "needn", "ain")
+FORMS = {
+    **{f"{stem}t": f"{stem}'t" for stem in _NOT},
+    **{f"{who}{ending}": f"{who}'{ending}" for who in ("you", "they") for ending in ("re", "ve", "ll", "d")},
+    **{f"{who}s": f"{who}'s" for who in ("he", "she", "that", "what", "where", "there", "who", "how")},
+    **{f"{verb}ve": f"{verb}'ve" for verb in ("would", "could", "should", "might", "must")},
+    "im": "I'm", "ive": "I've", "weve": "we've", "hed": "he'd", "itll": "it'll", "thatll": "that'll",
+}
+# A whole word, not in an address or next to an apostrophe: `im@example.com`, `dont.com` stay as typed.
+WORD = re.compile(rf"(?<![\w'’@./-])(?:{'|'.join(FORMS)})(?![\w'’@-]|\.\w)", re.IGNORECASE)
+
+
+def with_apostrophes(sentence: str) -> str:
+    """`sentence` with each contraction typed without its apostrophe (`FORMS`) written with it."""
+
+    def restored(match: re.Match) -> str:
+        typed, written = match.group(), FORMS[match.group().lower()]
+        if typed.islower():
+            return written
+        if typed[0].isupper() and typed[1:].islower() and not sentence[: match.start()].strip(OPENERS + " "):
+            return written[0].upper() + written[1:]
+        return typed
+
+    return WORD.sub(restored, sentence)
