@@ -12,7 +12,8 @@ from test_cli import cli
 from attention_lab.data.cleaning import clean
 from attention_lab.data.special_tokens import UNK
 from attention_lab.data.tokenizer import Codec
-from attention_lab.inference.symbols import Carried, put_back, take_out
+from attention_lab.inference.number_forms import french_numbers
+from attention_lab.inference.symbols import Carried, number_word, put_back, take_out
 from attention_lab.inference.translator import SearchParams, Translator
 
 torch.set_num_threads(1)
@@ -113,6 +114,31 @@ def test_put_back_places_each_run_by_attention():
     assert place([Carried("你", 2, True, False)]) == "le chat 你 noir."  # after the word of "cat." (chat)
     assert place([Carried("★", 1, True, False)]) == "le chat noir ★."  # before the period
     assert place([Carried("★", None, False, False), Carried("你", None, True, False)]) == "★ le chat noir. 你"
+
+
+def test_a_minus_sign_goes_back_against_its_number_wherever_attention_points():
+    # "it is 5 degrees." -> "il fait 5 degrés.": the word "5" attends most to "il"
+    attention = np.array([[0, 0, .9, 0, .1], [.5, .4, 0, 0, .1], [.3, .3, .3, 0, .1], [0, 0, 0, .9, .1]])  # (T, S)
+    codec = Words()
+    placed = put_back([Carried("-", 2, False, True)], "it is 5 degrees.", ["il", "fait", "5", "degrés."], attention,
+                      codec, codec)
+    assert placed == "il fait -5 degrés."
+    assert put_back([Carried("🐱", 2, False, True)], "it is cat degrees.", ["il", "fait", "chat", "degrés."],
+                    attention, codec, codec) == "🐱il fait chat degrés."  # no number: attention decides
+
+
+@pytest.mark.parametrize("word, words, at", [("5", ["il", "fait", "5"], 2), ("5", ["50", "5,5"], 1),
+                                             ("5.5", ["(5,5)"], 0), ("cat", ["5"], None), ("5", ["six"], None)])
+def test_number_word(word, words, at):
+    assert number_word(word, words) == at
+
+
+def test_runs_go_to_the_words_of_the_text_as_recased_when_its_numbers_join_words():
+    # "2.5 cats here." -> "2 5 chats ici.", recased "2,5 chats ici.": one word fewer before "chats"
+    attention = np.array([[.9, 0, 0, .1], [.9, 0, 0, .1], [0, .9, 0, .1], [0, 0, .9, .1]])  # (T, S)
+    codec, source = Words(), "2.5 cats here."
+    assert put_back([Carried("🐱", 1, True, True)], source, ["2", "5", "chats", "ici."], attention, codec, codec,
+                    lambda text: french_numbers(text, source)) == "2,5 chats🐱 ici."
 
 
 @pytest.mark.parametrize("symbol", ["🐱", "你", "🐱🐱", "👨\u200d👩\u200d👧"])

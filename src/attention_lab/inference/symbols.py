@@ -27,7 +27,8 @@ Where it goes back (W = the words of the translation, split at spaces):
   that output word's punctuation.
 The output word of a source word is that of the output piece whose attention (the (T, S) average) sums
 most over the word's pieces; when the pieces of the words cannot be told apart it goes by relative
-position. Taking the runs out of the result (each with the space before it, if any) gives back the
+position. A run touching the start of a number (a minus sign) goes against the output word that begins
+with that number, which the search writes whole, wherever attention points. Taking the runs out of the result (each with the space before it, if any) gives back the
 translation of the sentence without them.
 """
 
@@ -123,6 +124,18 @@ def output_words(pieces: Sequence[str], join: Callable[[Sequence[str]], str]) ->
     return [max(len(join(pieces[: t + 1]).split()) - 1, 0) for t in range(len(pieces))]
 
 
+def number_word(source_word: str, words: Sequence[str]) -> int | None:
+    """The first of `words` that begins with the number `source_word` begins with (its first digit
+    group, whole: `5` is not `50`); None when `source_word` begins with no digit or no word has it.
+    A minus sign goes back there: the search writes the number's digits (inference/number_constraint.py)
+    where attention may not point (`It's -5 degrees Celsius outside.` came back as `-C'est 5 degrés.`)."""
+    first = re.match(r"[0-9]+", source_word)
+    if first is None:
+        return None
+    starts = re.compile(rf"[^\w]*{first.group()}(?![0-9])")
+    return next((i for i, word in enumerate(words) if starts.match(word)), None)
+
+
 def put_back(carried: Sequence[Carried], source: str, pieces: Sequence[str], attention: np.ndarray, src: Codec,
              tgt: Codec, recase: Callable[[str], str] = str) -> str:
     """The translation of `pieces` as text, `recase`d (the runs are not: they go back as written), with
@@ -137,14 +150,18 @@ def put_back(carried: Sequence[Carried], source: str, pieces: Sequence[str], att
     source_words = [len(src.pieces(word)) for word in source.split()]  # pieces never span a space
     aligned = sum(source_words) == attention.shape[1] - 1 and len(pieces) > 0
     starts = np.cumsum([0, *source_words])
-    of_piece = output_words(pieces, tgt.join) if aligned else []
+    # Words of the text as recased: its numbers' forms (inference/number_forms.py) may join or split words.
+    of_piece = output_words(pieces, lambda some: recase(tgt.join(some))) if aligned else []
     slots: dict[tuple[int, bool, bool], list[str]] = {}  # (output word, after, attached) -> runs, in order
     edges: dict[bool, list[str]] = {False: [], True: []}
     for run in carried:
         if run.word is None:
             edges[run.after].append(run.text)
             continue
-        if aligned:
+        number = number_word(source.split()[run.word], words) if run.attached and not run.after else None
+        if number is not None:
+            target = number
+        elif aligned:
             weight = attention[: len(pieces), starts[run.word] : starts[run.word + 1]].sum(axis=1)  # (T,)
             target = of_piece[int(np.argmax(weight))]
         else:
