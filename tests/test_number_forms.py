@@ -30,6 +30,8 @@ def test_no_english_number_in_words_addresses_chains_or_french_forms(text):
      "Il y a 2 000 livres et 2 000 autres."),
     ("J'ai 2.5, 3.5 et 2 5.", "I have 2.5, 3.5 and 4.", "J'ai 2,5, 3,5 et 2,5."),  # each, where it is whole
     ("Un 1.1 ici.", "A 1.1 here.", "Un 1,1 ici."),  # a group that repeats
+    ("De 2.5-3.5 tasses.", "Add 2.5-3.5 cups.", "De 2,5-3,5 tasses."),  # a range
+    ("1.500 kg et 1.500 gens.", "1.500 kg and 1,500 people.", "1,500 kg et 1 500 gens."),  # alike: in source order
 ])
 def test_french_numbers_rewrites_the_separators_of_a_sources_numbers(output, source, expected):
     assert french_numbers(output, source) == expected
@@ -40,7 +42,8 @@ def test_french_numbers_rewrites_the_separators_of_a_sources_numbers(output, sou
     ("Il a 1299,99 dollars.", "He has 1,299.99 dollars."),  # merged: one group where the source has two
     ("Il a 2 et 5 ans.", "He has 2.5 years."),  # written apart
     ("Il a 12.5 ans.", "He has 2.5 years."),  # a group is never part of another
-    ("Version 1.2.3.", "Version 1.2.3."),  # a chain is carried as written
+    ("Les chapitres 1, 2 et 3.", "Chapters 1, 2 and 3 cost 1.2."),  # `, ` lists
+    ("Version 1.2.3 : 2,5.", "Version 1.2.3 costs 2.5."),  # a chain's groups are not the decimal's
     ("Il a 3.5 ans.", "He is 3 and 5."),  # no English number in the source
 ])
 def test_french_numbers_leaves_other_numbers_as_written(output, source):
@@ -52,12 +55,14 @@ def test_french_numbers_leaves_other_numbers_as_written(output, source):
     ("Wait until 10.30, then go.", "Wait until 10:30, then go."), ("Come AT 6.45 p.m.!", "Come AT 6:45 p.m.!"),
     ("At 23.59 it ends.", "At 23.59 it ends."),  # not before the end or a word of time: a decimal
     ("He left after 8.05. Then I slept.", "He left after 8:05. Then I slept."),
+    ("Up at 6.30 every day.", "Up at 6:30 every day."), ("At 7.15 in the morning.", "At 7:15 in the morning."),
 ])
 def test_read_times(sentence, read):
     assert read_times(sentence) == read
 
 
 @pytest.mark.parametrize("sentence", ["It sold at 10.30 dollars.", "Be there at 25.30.", "at 10.75.",
+                                      "It is at 0.50 and rising.", "Rates at 1.25 in May.", "Sell at 2.50 or more.",
                                       "It rose at 3.5.", "Look at 10.30.5 now.", "Come at 10.305.", "It is 10.30."])
 def test_a_decimal_is_no_time(sentence):
     assert read_times(sentence) == sentence

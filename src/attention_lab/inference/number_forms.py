@@ -6,8 +6,9 @@ The corpus has a decimal point in 11 of its 167,130 English lines, and its Frenc
 French separates them: `2.5 cups` came back as `2.5 tasses` and `$1,299.99` as `1,299. 99 dollars`.
 So the digits the model wrote stay, and only what separates them is rewritten: where the translation
 writes a source number's digit groups (data/numbers.py) in their order, with nothing but separators
-between them (`1,299. 99`, `1 299.99`), they become the French form of that number. A group written
-apart or a number the model merged (`1299,99`: one group where the source has two) is left as written.
+between them (`1,299. 99`, `1 299.99`; not `, `, which lists: `1, 2`), they become the French form of
+that number. A group written apart or a number the model merged (`1299,99`: one group where the source
+has two) is left as written.
 
 A source number is English when it has a decimal point or commas between thousands (`2,000`, read in
 French as `2 000`); a number inside a word or an address is not one (`v2.5`, `example.com/1.5`), nor is
@@ -17,7 +18,8 @@ A time written with a dot (`at 10.30`, as British English writes it) is no decim
 learnt times as `10:30`, reads it so where the hour and minutes are a time's, after `at`, `until`,
 `till`, `before`, `after` or `around`, and before the sentence's end or a word of time (`p.m.`,
 `tomorrow`): `I go to bed at 10.30.` reads `I go to bed at 10:30.`, and comes back as `à 10 h 30`.
-`It sold at 10.30 dollars.` is a price, and keeps its decimal.
+`It sold at 10.30 dollars.` and `It is at 0.50 and rising.` keep their decimal; `I sold it at 2.50.`
+reads as a time, as `at 10.30.` does: nothing in the sentence tells them apart.
 """
 
 from __future__ import annotations
@@ -27,12 +29,15 @@ import re
 from attention_lab.data.numbers import DIGIT_GROUP
 
 _ALONE = r"(?<![\w.,/])"  # a number starts a word: not `v2.5`, not the `5.5` of `1.5.5`
-_ENDS = r"(?![\w@-]|[.,][0-9])"  # ... and ends one
+_ENDS = r"(?![\w@]|[.,][0-9])"  # ... and ends one (a range's `-` may follow: `2.5-3.5`)
 ENGLISH = re.compile(rf"{_ALONE}(?:[0-9]{{1,3}}(?:,[0-9]{{3}})+(?:\.[0-9]+)?|[0-9]+\.[0-9]+){_ENDS}")
-# In a translation, digit groups with separators between them: `.` or `,` with or without a space
-# after it, a space (no-break ones included).
-WRITTEN = re.compile(r"(?<![\w.,])[0-9]+(?:(?:[.,] ?|[ \u00a0\u202f])[0-9]+)*")
-_TIME_WORDS = r"a\.m\.|p\.m\.|am|pm|o'clock|sharp|tomorrow|today|tonight|this|every|on|in|and|or"
+# In a translation, digit groups with separators between them: `.` with or without a space after it,
+# `,` without (`1, 2` is a list), a space (no-break ones included).
+WRITTEN = re.compile(r"(?<![\w.,])[0-9]+(?:(?:\. ?|,|[ \u00a0\u202f])[0-9]+)*")
+# After the time, before the sentence's end, a clause's or a word of time: not `and`, `in` or `on`,
+# which a price may take too (`at 0.50 and rising`, `at 1.25 in May`).
+_TIME_WORDS = (r"a\.m\.|p\.m\.|am|pm|o'clock|sharp|tomorrow|today|tonight"
+               r"|in\ the\ (?:morning|afternoon|evening)|every\ (?:day|morning|evening|night)")
 TIME = re.compile(rf"""
     (?P<word>\b(?i:at|until|till|before|after|around)\ )
     (?P<hours>[01]?[0-9]|2[0-3])\.(?P<minutes>[0-5][0-9])
@@ -53,16 +58,23 @@ def french_form(number: str) -> str:
 
 def french_numbers(translation: str, source: str) -> str:
     """`translation` with each run of digit groups that is one of `source`'s English numbers, group for
-    group, in that number's French form; in a run of several (`2.5, 3.5`), the longest from the left."""
-    forms = {tuple(DIGIT_GROUP.findall(number)): french_form(number) for number in ENGLISH.findall(source)}
-    longest = max(map(len, forms), default=0)
+    group, in that number's French form; in a run of several (`2.5 3.5`), the longest from the left.
+    Numbers with the same groups (`1.500` and `1,500`) are taken in the source's order."""
+    forms: dict[tuple[str, ...], list[str]] = {}
+    for number in ENGLISH.findall(source):
+        forms.setdefault(tuple(DIGIT_GROUP.findall(number)), []).append(french_form(number))
+    longest, used = max(map(len, forms), default=0), dict.fromkeys(forms, 0)
+
+    def form(groups: tuple[str, ...]) -> str:
+        used[groups] += 1
+        return forms[groups][min(used[groups], len(forms[groups])) - 1]
 
     def rewritten(match: re.Match) -> str:
         parts = re.findall(r"[0-9]+|[^0-9]+", match.group())  # group, separator, group, ...
         groups, out, i = parts[::2], [], 0
         while i < len(groups):
             k = next((k for k in range(min(longest, len(groups) - i), 0, -1) if tuple(groups[i : i + k]) in forms), 0)
-            out.append(forms[tuple(groups[i : i + k])] if k else groups[i])
+            out.append(form(tuple(groups[i : i + k])) if k else groups[i])
             i += max(k, 1)
             if i < len(groups):
                 out.append(parts[2 * i - 1])  # the separator before the next group, as written
