@@ -75,6 +75,8 @@ def test_a_run_between_two_words_leaves_a_space_and_none_is_left_before_punctuat
     ("Visit Www.Example.Com/ReadMe Today.", "Visit Today.", Carried("Www.Example.Com/ReadMe", 1, False, False)),
     ("Version 1.2.3 is out.", "Version is out.", Carried("1.2.3", 1, False, False)),
     ("My IP is 192.168.1.1.", "My IP is.", Carried("192.168.1.1", 2, True, False)),
+    ("Use v1.2.3 now.", "Use now.", Carried("v1.2.3", 1, False, False)),
+    ("Try 1.2.3-beta today.", "Try today.", Carried("1.2.3-beta", 1, False, False)),
 ])
 def test_addresses_minus_signs_and_dotted_chains_are_carried_although_the_model_reads_them(text, kept, run):
     assert take_out(text, lambda char: True) == (kept, (run,))
@@ -83,7 +85,7 @@ def test_addresses_minus_signs_and_dotted_chains_are_carried_although_the_model_
 @pytest.mark.parametrize("text", ["Call 1-800-828-6322 now.", "I went home.then I slept.", "Use Node.js, e.g. this.",
                                   "It is 5-3, not 5 - 3.", "(−3) is less.", "The ratio was 3:-2.", "Set x=-5 now.",
                                   "Call (555)-123-4567.", "Awww.that is cute.", "Ask Mr.De Niro.",
-                                  "I'm tired.Net profit fell.", "It costs 2.50 now.", "Use v1.2.3 now.",
+                                  "I'm tired.Net profit fell.", "It costs 2.50 now.", "Get 1.2.3.tar now.",
                                   "It is 1.5."])
 def test_text_like_an_address_or_a_sign_is_read(text):
     assert take_out(text, lambda char: True) == (text, ())

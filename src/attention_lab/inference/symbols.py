@@ -28,8 +28,9 @@ Where it goes back (W = the words of the translation, split at spaces):
 The output word of a source word is that of the output piece whose attention (the (T, S) average) sums
 most over the word's pieces; when the pieces of the words cannot be told apart it goes by relative
 position. A run touching the start of a number (a minus sign) goes against the output word that begins
-with that number, which the search writes whole, wherever attention points. Taking the runs out of the result (each with the space before it, if any) gives back the
-translation of the sentence without them.
+with that number, which the search writes whole, wherever attention points. Taking the runs out of
+the result (each with the space before it, if any) gives back the translation of the sentence without
+them.
 """
 
 from __future__ import annotations
@@ -63,7 +64,8 @@ CLOSING = ".,!?;:…)]}»%"  # punctuation written against the word before it
 # `Www.Example.Com`), but a domain's ending is in small letters or capitals only: `Mr.De Niro` and
 # `tired.Net profit` are a missing space.
 _ENDINGS = "com|org|net|edu|gov|io|info|fr|uk|ca|de"
-DOTTED_CHAIN = r"(?<![\w.])[0-9]+(?:\.[0-9]+){2,}(?![\w@-])"
+# A version may begin with `v` and end with a label (`v1.2.3`, `1.2.3-beta`); `1.2.3.tar` is a file's name.
+DOTTED_CHAIN = r"(?<![\w.])[vV]?[0-9]+(?:\.[0-9]+){2,}(?:-[A-Za-z0-9]+)?(?![\w@-]|\.\w)"
 VERBATIM = re.compile(rf"""
     (?<![\w.])(?i:https?://|www\.)[^\s<>"“”]*[^\s<>"“”.,!?;:'’)\]}}»]                 # a web address
   | (?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+                                        # an e-mail address
