@@ -3,8 +3,10 @@
 import pytest
 import torch
 
+from attention_lab.data.tokenizer import Codec
 from attention_lab.evaluation.report import without_apostrophes
 from attention_lab.inference.contractions import FORMS, with_apostrophes
+from attention_lab.inference.reading import read_lines
 from attention_lab.inference.translator import Translator
 
 torch.set_num_threads(1)
@@ -15,6 +17,7 @@ torch.set_num_threads(1)
     ("Im here.", "I'm here."), ("youre late and theyve gone.", "you're late and they've gone."),
     ("Thats why it doesnt work.", "That's why it doesn't work."), ("\"Dont!\" he said.", "\"Don't!\" he said."),
     ("We wont. I shouldve known.", "We won't. I should've known."), ("Whats up?", "What's up?"),
+    ("I said 'dont go'", "I said 'don't go'"), ("Please dont go", "Please don't go"),
 ])
 def test_a_contraction_without_its_apostrophe_is_read_with_it(typed, read):
     assert with_apostrophes(typed) == read
@@ -27,6 +30,33 @@ def test_a_contraction_without_its_apostrophe_is_read_with_it(typed, read):
 ])
 def test_words_addresses_names_and_written_contractions_are_left_as_typed(typed):
     assert with_apostrophes(typed) == typed
+
+
+@pytest.mark.parametrize("sentence_cased, read", [
+    ("I met jony ive yesterday.", "I met jony ive yesterday."), ("Send me an im now.", "Send me an im now."),
+    ("Im tired.", "I'm tired."), ("I cant swim and hes sad.", "I can't swim and hes sad."),
+])
+def test_in_a_line_typed_in_capitals_a_form_that_may_be_a_name_is_read_back_only_where_it_begins(sentence_cased,
+                                                                                                 read):
+    assert with_apostrophes(sentence_cased, recased=True) == read
+
+
+class Letters(Codec):
+    """Every character read, a piece per letter: sentence-casing lowercases every word (no form is shorter)."""
+
+    def pieces(self, text):
+        return list(text.replace(" ", ""))
+
+    def reads(self, char):
+        return True
+
+
+@pytest.mark.parametrize("typed, read", [("I MET JONY IVE.", "I met jony ive."), ("IM TIRED.", "I'm tired."),
+                                         ("I Met Jony Ive Today.", "I met jony ive today."),
+                                         ("i met ive.", "I met I've.")])  # lower case is no name's
+def test_reading_a_line_knows_whether_it_was_typed_in_capitals_or_title_case(typed, read):
+    [sentence] = read_lines([typed], Letters())
+    assert sentence.text == read
 
 
 def test_no_form_is_a_word_of_the_corpus_and_each_reads_as_itself_with_an_apostrophe():

@@ -250,8 +250,8 @@ def test_the_cli_imports_nothing_of_the_training_stack(stages):
 
 
 def test_evaluate_reports_number_fidelity_and_the_input_checks(stages, monkeypatch):
-    test = pd.DataFrame({"src": ["I see the cat.", "We like the book.", "I see 3 cats.", "You take 12 cars."],
-                         "tgt": ["Je vois le chat.", "Nous aimons le livre.", "Je vois 3 chats.",
+    test = pd.DataFrame({"src": ["I see the cat.", "We don't like the book.", "I see 3 cats.", "You take 12 cars."],
+                         "tgt": ["Je vois le chat.", "Nous n'aimons pas le livre.", "Je vois 3 chats.",
                                  "Tu prends douze voitures."]})
     translator = Translator.load(stages["model"], "cpu")
     params = EvaluateParams(search=SearchParams(beam_size=2), input_checks=True)
@@ -264,8 +264,8 @@ def test_evaluate_reports_number_fidelity_and_the_input_checks(stages, monkeypat
     # The tiny corpus has no digits: the model cannot read them and carries them to its output.
     assert metrics["beam"]["number_sources"] == metrics["greedy"]["number_sources"] == 2
     assert metrics["beam"]["number_fidelity"] == 1.0
-    # Sentence-cased sources without names or apostrophes read the same upper-, Title or lower-cased,
-    # unpunctuated, or typed without apostrophes.
+    # Sentence-cased sources without names read the same upper-, Title or lower-cased, unpunctuated, or
+    # typed without apostrophes (`don't` read back).
     assert metrics["inputs"] == {f"{name}_bleu": metrics["greedy"]["bleu"]
                                  for name in ("upper", "title", "lower", "unpunctuated", "no_apostrophes")}
     monkeypatch.setattr("attention_lab.inference.translator.put_back",

@@ -8,7 +8,8 @@ lines have `were`) and no reading could tell apart. The rare words `cant` and `w
 `can't` and `won't`, as typed text means them. A form is read in small letters, or capitalised where
 it begins the sentence (`Dont go.`); a capitalised one inside a sentence is a name (`Jony Ive`). A line
 in capitals or Title Case is sentence-cased first (inference/casing.py), so `I CANT SWIM` reads `I
-can't swim` too.
+can't swim` too, but there a form that may be a name or an abbreviation (`IVE`, `IM`) is read back only
+where it begins the sentence (`IM TIRED`, not `JONY IVE` or `SEND ME AN IM`).
 """
 
 from __future__ import annotations
@@ -26,18 +27,26 @@ FORMS = {
     **{f"{verb}ve": f"{verb}'ve" for verb in ("would", "could", "should", "might", "must")},
     "im": "I'm", "ive": "I've", "weve": "we've", "hed": "he'd", "itll": "it'll", "thatll": "that'll",
 }
-# A whole word, not in an address or next to an apostrophe: `im@example.com`, `dont.com` stay as typed.
-WORD = re.compile(rf"(?<![\w'’@./-])(?:{'|'.join(FORMS)})(?![\w'’@-]|\.\w)", re.IGNORECASE)
+# Forms that may be a name or an abbreviation too (`Jony Ive`, `an IM`): in a sentence typed in capitals or
+# Title Case, whose casing is lost before it is read, they are read back only where they begin it.
+NAMES_TOO = frozenset({"im", "ive", "hes", "shes", "hed"})
+# A whole word, not in an address or against an apostrophe in a word: `im@example.com`, `dont.com`, `dont's`
+# stay as typed; a quote's apostrophe may stand before or after (`'dont go'`).
+WORD = re.compile(rf"(?<![\w’@./-])(?<!\w')(?:{'|'.join(FORMS)})(?![\w@-]|['’]\w|\.\w)", re.IGNORECASE)
 
 
-def with_apostrophes(sentence: str) -> str:
-    """`sentence` with each contraction typed without its apostrophe (`FORMS`) written with it."""
+def with_apostrophes(sentence: str, recased: bool = False) -> str:
+    """`sentence` with each contraction typed without its apostrophe (`FORMS`) written with it;
+    `recased`: the sentence was typed in capitals or Title Case and sentence-cased (inference/casing.py)."""
 
     def restored(match: re.Match) -> str:
         typed, written = match.group(), FORMS[match.group().lower()]
+        starts = not sentence[: match.start()].strip(OPENERS + " ")
+        if recased and typed.lower() in NAMES_TOO and not starts:
+            return typed
         if typed.islower():
             return written
-        if typed[0].isupper() and typed[1:].islower() and not sentence[: match.start()].strip(OPENERS + " "):
+        if typed[0].isupper() and typed[1:].islower() and starts:
             return written[0].upper() + written[1:]
         return typed
 

@@ -36,11 +36,11 @@ class Sentence:
     quotes: Quotes = Quotes()  # where its guillemets go back that are not carried (inference/quotes.py)
 
 
-def as_the_corpus_writes(sentence: str) -> str:
+def as_the_corpus_writes(sentence: str, recased: bool = False) -> str:
     """`sentence` with contractions, amounts and times written as the corpus writes them: `dont` as
-    `don't` (inference/contractions.py), `$20` as `20 dollars` (inference/currency.py), `at 10.30` as
-    `at 10:30` (inference/number_forms.py)."""
-    return read_times(with_currency_names(with_apostrophes(sentence)))
+    `don't` (inference/contractions.py; `recased`: typed in capitals or Title Case), `$20` as `20
+    dollars` (inference/currency.py), `at 10.30` as `at 10:30` (inference/number_forms.py)."""
+    return read_times(with_currency_names(with_apostrophes(sentence, recased)))
 
 
 def read_lines(lines: Sequence[str], src: Codec, split_sentences: bool = True) -> list[Sentence]:
@@ -60,7 +60,7 @@ def read_lines(lines: Sequence[str], src: Codec, split_sentences: bool = True) -
                                                                          keep_capitals=case == "lower")
             cased, run = read_run(cased)
             cased, quotes = edges(cased, continues=before.endswith("»") and sentence[:1].islower())
-            text, carried = take_out(as_the_corpus_writes(cased), reads)
+            text, carried = take_out(as_the_corpus_writes(cased, case in ("upper", "title")), reads)
             found.append(Sentence(i, with_end_mark(text), carried, case, run, quotes))
             before = sentence
     return found
