@@ -1,6 +1,7 @@
-"""Sentences with decimals, thousands, times written with a dot and chains of dots, translated by one
-model with the translator's number forms and without (docs/trust.md), beam 8. Without them: no number
-is rewritten after the search, no time is read with a colon, and a chain of dots reaches the model.
+"""Sentences with decimals, thousands, times written with a dot, chains of dots and unit symbols,
+translated by one model with the translator's number forms and unit names and without (docs/trust.md),
+beam 8. Without them: no number is rewritten after the search, no time is read with a colon, a chain of
+dots reaches the model, and so do unit symbols.
 
     python docs/typed_numbers.py models/seq2seq
 """
@@ -16,19 +17,22 @@ SENTENCES = (
     "He ran 42.195 kilometers.", "I paid €3.99 for it.", "It costs $1,299.99.", "The rate is 4.8%.",
     "It's 1.5 times bigger.", "She has 2,000 books.", "More than 3,000 people came.", "I go to bed at 10.30.",
     "We close at 5.30 p.m. today.", "The shop sold it at 10.30 dollars.", "Version 1.2.3 fixes the bug.",
-    "My IP is 192.168.1.1.",
+    "My IP is 192.168.1.1.", "Use v1.2.3 now.", "I ran 5km this morning.", "The box weighs 3 kg.",
+    "He is 180 cm tall.", "The river is 20 m wide.", "Drive at 50 km/h.", "I weigh 150 lbs.", "It's 30°C today.",
+    "It's -5°C outside.", "Water boils at 212 °F.", "Add 200 g of sugar.", "Take 5 mg of it.", "Pour 50 ml of milk.",
+    "It weighs 5 oz.", "It's 10 mm thick.", "He drove at 60 mph.", "The board is 6 ft long.",
 )
 
 
 def main(model: str) -> None:
     loaded = Translator.load(model, "cpu")
-    forms = reading.read_times, translator.french_numbers, symbols.VERBATIM
-    reading.read_times = translator.french_numbers = lambda text, *source: text
+    forms = reading.read_times, reading.with_unit_names, translator.french_numbers, symbols.VERBATIM
+    reading.read_times = reading.with_unit_names = translator.french_numbers = lambda text, *source: text
     symbols.VERBATIM = re.compile(symbols.VERBATIM.pattern.replace(symbols.DOTTED_CHAIN, "(?!)"), re.VERBOSE)
     before = loaded.translate(SENTENCES)
-    reading.read_times, translator.french_numbers, symbols.VERBATIM = forms
+    reading.read_times, reading.with_unit_names, translator.french_numbers, symbols.VERBATIM = forms
     after = loaded.translate(SENTENCES)
-    print("| typed | without the number forms | with them |\n| --- | --- | --- |")
+    print("| typed | without the number forms and unit names | with them |\n| --- | --- | --- |")
     for sentence, old, new in zip(SENTENCES, before, after):
         print(f"| {sentence} | {old.text} | {new.text} |")
 
