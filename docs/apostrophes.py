@@ -25,15 +25,15 @@ def main(model: str, splits: str) -> None:
     sources = [s for s in refs.index if WORD.search(s.replace("'", "").replace("’", ""))]
     print(f"valid sources with a contraction read back: {len(sources)} of {len(refs)}")
     refs_of = [list(refs[s]) for s in sources]
-    with_reading = reading.with_apostrophes
+    with_reading, as_typed = reading.with_apostrophes, lambda sentence, *recased: sentence
     for name, typed, read in (("as written", sources, with_reading),
                               ("apostrophes dropped, read back", [s.replace("'", "") for s in sources], with_reading),
-                              ("apostrophes dropped, as typed", [s.replace("'", "") for s in sources], str)):
+                              ("apostrophes dropped, as typed", [s.replace("'", "") for s in sources], as_typed)):
         reading.with_apostrophes = read
         scores = {beam: corpus_scores([t.text for t in translator.translate(typed, SearchParams(beam_size=beam))],
                                       refs_of)["bleu"] for beam in (8, 1)}
         print(f"{name:32s} BLEU beam 8 {scores[8]:6.2f}, greedy {scores[1]:6.2f}", flush=True)
-    reading.with_apostrophes = str
+    reading.with_apostrophes = as_typed
     before = translator.translate(TYPED)
     reading.with_apostrophes = with_reading
     after = translator.translate(TYPED)
