@@ -77,13 +77,20 @@ def test_a_run_between_two_words_leaves_a_space_and_none_is_left_before_punctuat
     ("My IP is 192.168.1.1.", "My IP is.", Carried("192.168.1.1", 2, True, False)),
     ("Use v1.2.3 now.", "Use now.", Carried("v1.2.3", 1, False, False)),
     ("Try 1.2.3-beta today.", "Try today.", Carried("1.2.3-beta", 1, False, False)),
+    ("We won 3-2 today.", "We won today.", Carried("3-2", 2, False, False)),
+    ("Call 1-800-828-6322 now.", "Call now.", Carried("1-800-828-6322", 1, False, False)),
+    ("Add 1/2 cup.", "Add cup.", Carried("1/2", 1, False, False)),
+    ("Ask @tom_smith now.", "Ask now.", Carried("@tom_smith", 1, False, False)),
+    ("Eggs, milk, etc.", "Eggs, milk,.", Carried("etc", 1, True, False)),
 ])
 def test_addresses_minus_signs_and_dotted_chains_are_carried_although_the_model_reads_them(text, kept, run):
     assert take_out(text, lambda char: True) == (kept, (run,))
 
 
-@pytest.mark.parametrize("text", ["Call 1-800-828-6322 now.", "I went home.then I slept.", "Use Node.js, e.g. this.",
-                                  "It is 5-3, not 5 - 3.", "(−3) is less.", "The ratio was 3:-2.", "Set x=-5 now.",
+@pytest.mark.parametrize("text", ["I went home.then I slept.", "Use Node.js, e.g. this.", "It is 5 - 3.",
+                                  "(−3) is less.", "A 3-year-old boy.", "COVID-19 is here.", "It is 5-3a.",
+                                  "Mail tom@example", "Sketches etc are here.", "The etcher.", "The ratio was 3:-2.",
+                                  "Set x=-5 now.",
                                   "Call (555)-123-4567.", "Awww.that is cute.", "Ask Mr.De Niro.",
                                   "I'm tired.Net profit fell.", "It costs 2.50 now.", "Get 1.2.3.tar now.",
                                   "It is 1.5."])
@@ -177,6 +184,9 @@ def test_symbols_at_the_start_and_end_stay_there_and_several_go_back_each(transl
 def test_a_line_of_symbols_alone_is_itself_with_no_search(translator, monkeypatch):
     monkeypatch.setattr("attention_lab.inference.translator.run_search", lambda *a, **k: pytest.fail("searched"))
     assert [t.text for t in translator.translate(["🐱", "🐱 你"])] == ["🐱", "🐱 你"]
+    # With punctuation the model would read alone, too: the sentence is given back as written.
+    lines = ["🐱.", "www.example.com.", "etc.", "@tom!", "...", "🐱!!!"]
+    assert [t.text for t in translator.translate(lines)] == [*lines[:-1], "🐱 !!!"]
 
 
 def test_the_cli_notes_the_carried_characters(trained_model, translator, capsys):

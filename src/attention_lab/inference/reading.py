@@ -19,7 +19,7 @@ from attention_lab.data.tokenizer import Codec
 from attention_lab.inference.casing import Casing, casing, sentence_cased
 from attention_lab.inference.contractions import with_apostrophes
 from attention_lab.inference.currency import with_currency_names
-from attention_lab.inference.end_mark import read_run, with_end_mark
+from attention_lab.inference.end_mark import read_run, with_end_mark, with_run
 from attention_lab.inference.number_forms import read_times
 from attention_lab.inference.quotes import Quotes, edges, guillemets, outside_quotes
 from attention_lab.inference.sentences import split
@@ -63,6 +63,10 @@ def read_lines(lines: Sequence[str], src: Codec, split_sentences: bool = True) -
             cased, run = read_run(cased)
             cased, quotes = edges(cased, continues=before.endswith("»") and sentence[:1].islower())
             text, carried = take_out(as_the_corpus_writes(cased, case in ("upper", "title")), reads)
+            if not any(char.isalnum() for char in text):
+                # Punctuation alone is no sentence to translate (`www.example.com.` left `.`, and the
+                # model wrote `Entre.` after it): the sentence goes to the output as written.
+                text, carried, run = "", (Carried(with_run(cased, run), None, False, False),), ""
             found.append(Sentence(i, with_end_mark(text), carried, case, run, quotes))
             before = sentence
     return found

@@ -14,7 +14,10 @@ itself is copied (inference/number_constraint.py) and the sign goes back against
 digit groups with dots between them (a version, `1.2.3`, or an IP address), which no line of the corpus
 has and the model, made to write each group (inference/number_constraint.py), wrote as sentences of
 noise (`Version 1.2.3 fixes the bug.` came back as `Version 1 2. Y a-t-il réparer l'affette. Y a-t-il
-le closséraire.`).
+le closséraire.`); so are digit groups joined by `-` or `/` (a score, a range, a phone number, a
+fraction: `We won 3-2.` came back as `Nous avons gagné 3 heures2.`), a handle (`@tom_smith`) and `etc`,
+which French writes alike. A sentence left with punctuation alone is given back as written, unsearched
+(inference/reading.py).
 The model reads the sentence as if the run were not there: a space in its place between two words
 (`Tom♥Mary` as `Tom Mary`), none before punctuation (`cat 🐱.` as `cat.`).
 
@@ -72,6 +75,9 @@ VERBATIM = re.compile(rf"""
   | (?<![\w.-])[\w-]+(?:\.[\w-]+)*\.(?:{_ENDINGS}|{_ENDINGS.upper()})\b(?![\w@-])  # a bare domain
   | (?<![^\s«])[-−](?=[0-9])                                                       # a number's minus sign
   | {DOTTED_CHAIN}                                                                 # `1.2.3`, `192.168.1.1`
+  | (?<![\w.,/-])[0-9]+(?:[-/][0-9]+)+(?![\w@/-]|[.,][0-9])                            # `3-2`, `555-1234`, `1/2`
+  | (?<![\w@.])@[A-Za-z0-9_]+                                                      # a handle: `@tom_smith`
+  | (?<![\w.])(?i:etc)(?=\.)                                                       # `etc`, as French writes it
 """, re.VERBOSE)
 
 
