@@ -17,6 +17,8 @@ torch.set_num_threads(1)
                                                                  "It is -5 degrees Celsius, and 20 degrees inside."),
     ("I weigh 150 lbs, he 1 lb.", "I weigh 150 pounds, he 1 pound."), ("It is 6 ft long.", "It is 6 feet long."),
     ("It is 1,500 m high.", "It is 1,500 meters high."),
+    ("Back in 2 hrs, or 1 hr.", "Back in 2 hours, or 1 hour."), ("Wait 5 min.", "Wait 5 minutes."),
+    ("It took 30 secs.", "It took 30 seconds."),
 ])
 def test_a_unit_symbol_after_a_number_is_read_with_its_name(typed, read):
     assert with_unit_names(typed) == read

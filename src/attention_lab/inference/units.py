@@ -1,5 +1,5 @@
-"""Units written as symbols after a number (`5 km`, `2kg`, `30°C`) read with their names (`5 kilometers`),
-as the corpus writes them.
+"""Units written as symbols after a number (`5 km`, `2kg`, `30°C`, `2 hrs`) read with their names (`5
+kilometers`), as the corpus writes them.
 
 The English side of the corpus names its units (`kilometers` in 14 lines, `kilograms` in 8, `miles` in
 33, `degrees` in 19) and writes a symbol after a number almost never (`cm` twice; `km`, `kg`, `mph`, `°C`
@@ -22,6 +22,8 @@ NAMES = {
     "cm": ("centimeter", "centimeters"), "m": ("meter", "meters"), "g": ("gram", "grams"),
     "lbs": ("pound", "pounds"), "lb": ("pound", "pounds"), "ft": ("foot", "feet"),
     "°C": ("degree Celsius", "degrees Celsius"), "°": ("degree", "degrees"),
+    "hrs": ("hour", "hours"), "hr": ("hour", "hours"), "mins": ("minute", "minutes"), "min": ("minute", "minutes"),
+    "secs": ("second", "seconds"), "sec": ("second", "seconds"),
 }
 _NUMBER = r"[0-9](?:[0-9,.]*[0-9])?"
 # The ordinal indicator º is typed for a degree sign too (`100ºC`, once in the corpus).
