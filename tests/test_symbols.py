@@ -125,6 +125,15 @@ def test_put_back_places_each_run_by_attention():
     assert place([Carried("★", None, False, False), Carried("你", None, True, False)]) == "★ le chat noir. 你"
 
 
+def test_a_run_placed_after_a_french_punctuation_word_goes_before_it():
+    # "where were you on ?" -> "où étiez-vous ?": "on" (source word 3) attends most to "?"
+    attention = np.array([[.9, 0, 0, 0, 0, .1], [0, .5, .4, 0, 0, .1], [0, 0, 0, .5, .4, .1], [0, 0, 0, 0, 0, 1]])
+    codec = Words()
+    placed = put_back([Carried("9/11", 3, True, False)], "where were you on ?", ["où", "étiez-vous", "?"], attention,
+                      codec, codec)
+    assert placed == "où étiez-vous 9/11 ?"
+
+
 def test_a_minus_sign_goes_back_against_its_number_wherever_attention_points():
     # "it is 5 degrees." -> "il fait 5 degrés.": the word "5" attends most to "il"
     attention = np.array([[0, 0, .9, 0, .1], [.5, .4, 0, 0, .1], [.3, .3, .3, 0, .1], [0, 0, 0, .9, .1]])  # (T, S)

@@ -59,6 +59,7 @@ class Carried:
 
 
 CLOSING = ".,!?;:…)]}»%"  # punctuation written against the word before it
+CLOSING_WORDS = frozenset("!?;:»")  # ... except in French, which writes these as words of their own
 # A web address ends before the punctuation after it (`Go to example.com.`); a bare domain needs a
 # known ending, so that `home.then` (a missing space) is no address. Each starts a word (the lookbehinds),
 # which also keeps a long line of `-1-1-1…` from being tried at every position. A minus sign follows a
@@ -183,6 +184,8 @@ def put_back(carried: Sequence[Carried], source: str, pieces: Sequence[str], att
         body = glued.rstrip(CLOSING)
         if spaced and body:  # `chat.` and `🐱` -> `chat 🐱.`: the punctuation stays last
             items += [body, *spaced[:-1], spaced[-1] + glued[len(body) :]]
+        elif spaced and glued in CLOSING_WORDS:  # French spaces `?`, `!`, `:`, `;` off: `vous 🐱 ?`
+            items += [*spaced, glued]
         else:
             items += [glued, *spaced]
     return " ".join(items + edges[True])
