@@ -13,6 +13,7 @@ from attention_lab.evaluation.bleu import corpus_scores
 from attention_lab.inference import reading
 from attention_lab.inference.contractions import WORD
 from attention_lab.inference.translator import SearchParams, Translator
+from typed_lines import table  # docs/typed_lines.py
 
 TYPED = ("i cant swim", "I dont know.", "Im tired.", "He doesnt like it.", "Youre late!", "Thats not fair.",
          "We havent eaten yet.", "She isnt here.", "I wont tell anyone.", "Tom didnt come.", "Whats your name?",
@@ -37,9 +38,8 @@ def main(model: str, splits: str) -> None:
     before = translator.translate(TYPED)
     reading.with_apostrophes = with_reading
     after = translator.translate(TYPED)
-    print("| typed | without the reading | with it |\n| --- | --- | --- |")
-    for sentence, old, new in zip(TYPED, before, after):
-        print(f"| {sentence} | {old.text} | {new.text} |")
+    print(table(list(TYPED), [t.text for t in before], [t.text for t in after],
+                ("without the reading", "with it")))
 
 
 if __name__ == "__main__":

@@ -26,12 +26,15 @@ def translations(model: str, src: str, lines: list[str]) -> list[str]:
     return json.loads(done.stdout)
 
 
+def table(lines: list[str], before: list[str], after: list[str], headers: tuple[str, str]) -> str:
+    """A Markdown table of `lines` and their two translations, under `headers`."""
+    rows = [f"| typed | {headers[0]} | {headers[1]} |", "| --- | --- | --- |"]
+    return "\n".join(rows + [f"| {line} | {a} | {b} |" for line, a, b in zip(lines, before, after)])
+
+
 def main(model: str, before: str, after: str) -> None:
     lines = [line.rstrip("\n") for line in sys.stdin if line.strip()]
-    old, new = translations(model, before, lines), translations(model, after, lines)
-    print(f"| typed | {before} | {after} |\n| --- | --- | --- |")
-    for line, a, b in zip(lines, old, new):
-        print(f"| {line} | {a} | {b} |")
+    print(table(lines, translations(model, before, lines), translations(model, after, lines), (before, after)))
 
 
 if __name__ == "__main__":

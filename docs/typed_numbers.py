@@ -11,6 +11,7 @@ import sys
 
 from attention_lab.inference import reading, symbols, translator
 from attention_lab.inference.translator import Translator
+from typed_lines import table  # docs/typed_lines.py
 
 SENTENCES = (
     "We need 3 eggs and 2.5 cups of flour.", "I bought 1.5 kg of apples.", "The population is 67.8 million.",
@@ -32,9 +33,8 @@ def main(model: str) -> None:
     before = loaded.translate(SENTENCES)
     reading.read_times, reading.with_unit_names, translator.french_numbers, symbols.VERBATIM = forms
     after = loaded.translate(SENTENCES)
-    print("| typed | without the number forms and unit names | with them |\n| --- | --- | --- |")
-    for sentence, old, new in zip(SENTENCES, before, after):
-        print(f"| {sentence} | {old.text} | {new.text} |")
+    print(table(list(SENTENCES), [t.text for t in before], [t.text for t in after],
+                ("without the number forms and unit names", "with them")))
 
 
 if __name__ == "__main__":

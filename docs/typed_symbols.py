@@ -10,6 +10,7 @@ import sys
 
 from attention_lab.inference import reading, symbols
 from attention_lab.inference.translator import Translator
+from typed_lines import table  # docs/typed_lines.py
 
 SENTENCES = (
     "I paid $20 for this shirt.", "It costs 5 €.", "It costs €5.", "The price is $5.", "I owe him $1.",
@@ -28,9 +29,8 @@ def main(model: str) -> None:
     before = loaded.translate(SENTENCES)
     reading.with_currency_names, symbols.VERBATIM = readings
     after = loaded.translate(SENTENCES)
-    print("| typed | without the readings | with them |\n| --- | --- | --- |")
-    for sentence, old, new in zip(SENTENCES, before, after):
-        print(f"| {sentence} | {old.text} | {new.text} |")
+    print(table(list(SENTENCES), [t.text for t in before], [t.text for t in after],
+                ("without the readings", "with them")))
 
 
 if __name__ == "__main__":
