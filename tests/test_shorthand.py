@@ -14,7 +14,7 @@ torch.set_num_threads(1)
     ("He is the boss, i.e. he decides.", "He is the boss, that is he decides."), ("E.g. this.", "For example this."),
     ("It's 3x faster.", "It's 3 times faster."), ("It's 2.5x faster and 10x cheaper!",
                                                  "It's 2.5 times faster and 10 times cheaper!"),
-    ("It grew 4x.", "It grew 4 times."),
+    ("It grew 4x.", "It grew 4 times."), ("It's 2x, maybe 3x faster.", "It's 2 times, maybe 3 times faster."),
 ])
 def test_shorthand_is_spelt_out(typed, read):
     assert spelt_out(typed) == read

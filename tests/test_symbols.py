@@ -82,6 +82,8 @@ def test_a_run_between_two_words_leaves_a_space_and_none_is_left_before_punctuat
     ("Add 1/2 cup.", "Add cup.", Carried("1/2", 1, False, False)),
     ("Ask @tom_smith now.", "Ask now.", Carried("@tom_smith", 1, False, False)),
     ("Eggs, milk, etc.", "Eggs, milk,.", Carried("etc", 1, True, False)),
+    ("Eggs, milk, etc. are cheap.", "Eggs, milk, are cheap.", Carried("etc.", 2, False, False)),
+    ("Ask @tom-smith now.", "Ask now.", Carried("@tom-smith", 1, False, False)),
 ])
 def test_addresses_minus_signs_and_dotted_chains_are_carried_although_the_model_reads_them(text, kept, run):
     assert take_out(text, lambda char: True) == (kept, (run,))
@@ -89,7 +91,8 @@ def test_addresses_minus_signs_and_dotted_chains_are_carried_although_the_model_
 
 @pytest.mark.parametrize("text", ["I went home.then I slept.", "Use Node.js, e.g. this.", "It is 5 - 3.",
                                   "(−3) is less.", "A 3-year-old boy.", "COVID-19 is here.", "It is 5-3a.",
-                                  "Mail tom@example", "Sketches etc are here.", "The etcher.", "The ratio was 3:-2.",
+                                  "Mail tom@example", "Sketches etc are here.", "Open 9:00-17:00 daily.", "The etcher.",
+                                  "The ratio was 3:-2.",
                                   "Set x=-5 now.",
                                   "Call (555)-123-4567.", "Awww.that is cute.", "Ask Mr.De Niro.",
                                   "I'm tired.Net profit fell.", "It costs 2.50 now.", "Get 1.2.3.tar now.",
@@ -132,6 +135,10 @@ def test_a_run_placed_after_a_french_punctuation_word_goes_before_it():
     placed = put_back([Carried("9/11", 3, True, False)], "where were you on ?", ["où", "étiez-vous", "?"], attention,
                       codec, codec)
     assert placed == "où étiez-vous 9/11 ?"
+    # A closing guillemet is no such word: the run stays outside the quote.
+    attention = np.array([[.9, 0, 0, .1], [0, .9, 0, .1], [0, 0, .9, .1], [0, 0, 0, 1]])
+    assert put_back([Carried("🐱", 2, True, False)], "il dit go", ["il", "dit", "»"], attention, codec,
+                    codec) == "il dit » 🐱"
 
 
 def test_a_minus_sign_goes_back_against_its_number_wherever_attention_points():

@@ -13,7 +13,7 @@ import re
 
 WORDS = {"&": "and", "e.g.": "for example", "i.e.": "that is"}
 SHORTHAND = re.compile(r"(?<=\s)&(?=\s)|(?<![\w.])(?i:e\.g\.|i\.e\.)(?!\w)")
-TIMES = re.compile(r"(?<![\w.,])([0-9]+(?:\.[0-9]+)?)x(?=\s[a-z]|[.!?,;]?$)")  # `3x faster`, not `2x2` or `0x1F`
+TIMES = re.compile(r"(?<![\w.,])([0-9]+(?:\.[0-9]+)?)x(?=,?\s[a-z]|[.!?,;]?$)")  # `3x faster`, not `2x2` or `0x1F`
 
 
 def spelt_out(sentence: str) -> str:

@@ -59,7 +59,7 @@ class Carried:
 
 
 CLOSING = ".,!?;:…)]}»%"  # punctuation written against the word before it
-CLOSING_WORDS = frozenset("!?;:»")  # ... except in French, which writes these as words of their own
+CLOSING_WORDS = frozenset("!?;:")  # ... except in French, which writes these as words of their own
 # A web address ends before the punctuation after it (`Go to example.com.`); a bare domain needs a
 # known ending, so that `home.then` (a missing space) is no address. Each starts a word (the lookbehinds),
 # which also keeps a long line of `-1-1-1…` from being tried at every position. A minus sign follows a
@@ -76,9 +76,9 @@ VERBATIM = re.compile(rf"""
   | (?<![\w.-])[\w-]+(?:\.[\w-]+)*\.(?:{_ENDINGS}|{_ENDINGS.upper()})\b(?![\w@-])  # a bare domain
   | (?<![^\s«])[-−](?=[0-9])                                                       # a number's minus sign
   | {DOTTED_CHAIN}                                                                 # `1.2.3`, `192.168.1.1`
-  | (?<![\w.,/-])[0-9]+(?:[-/][0-9]+)+(?![\w@/-]|[.,][0-9])                            # `3-2`, `555-1234`, `1/2`
-  | (?<![\w@.])@[A-Za-z0-9_]+                                                      # a handle: `@tom_smith`
-  | (?<![\w.])(?i:etc)(?=\.)                                                       # `etc`, as French writes it
+  | (?<![\w.,:/-])[0-9]+(?:[-/][0-9]+)+(?![\w@:/-]|[.,][0-9])                      # `3-2`, `555-1234`, `1/2`
+  | (?<![\w@.])@[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*                                   # a handle: `@tom_smith`
+  | (?<![\w.])(?i:etc)(?=\.)(?:\.(?=\s*[\w(),;:]))?                                # `etc` (French's too)
 """, re.VERBOSE)
 
 
