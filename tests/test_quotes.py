@@ -73,7 +73,7 @@ def test_paired_tells_guillemets_in_turn_each_around_a_word(text, expected):
 
 
 def test_requoted_spaces_guillemets_the_french_way():
-    assert requoted("Viens ici,» elle a dit.", Quotes(opens=True)) == "« Viens ici », elle a dit."
+    assert requoted("Viens ici,» Tom a dit.", Quotes(opens=True)) == "« Viens ici », Tom a dit."
     assert requoted("Elle a dit «non».", Quotes()) == "Elle a dit « non »."
     assert requoted("Elle a dit «non.", Quotes(within=False)) == "Elle a dit « non."  # `He said "No. Go."`
     assert requoted("Il a dit, «j'ai faim.", Quotes(closes=True, capitals=(True,))) == "Il a dit, « J'ai faim. »"
@@ -86,7 +86,7 @@ def test_requoted_spaces_guillemets_the_french_way():
     assert requoted("Il a dit «attends...» et partit.", Quotes(capitals=(False,))) == \
         "Il a dit « attends... » et partit."  # an ellipsis stays whole, inside
     assert requoted("Comment vas-tu ?", Quotes(closes=True, within=False)) == "Comment vas-tu ? »"
-    assert requoted("Elle a demandé.", Quotes(continues=True)) == "elle a demandé."
+    assert requoted("Elle est partie.", Quotes(continues=True)) == "elle est partie."
     assert edges("she asked.", continues=True)[1].continues
 
 

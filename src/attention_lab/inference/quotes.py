@@ -27,6 +27,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from attention_lab.inference.reporting import after_quotes, verb_first
+
 OPENS = {"“": True, "”": False}  # a curly quote says which it is; a straight one, `"`, by what touches it
 GUILLEMETS = "«»"
 _AFTER_OPENING = " ([{"  # what a `"` that opens follows (or the line's start)
@@ -99,8 +101,14 @@ def paired(text: str) -> bool:
 def requoted(translation: str, quotes: Quotes) -> str:
     """`translation` inside its sentence's edge guillemets, its own spaced the French way and capitalised
     where the English was; its own dropped where attention placed them out of turn or around no word
-    (`« Salut ». »`, `J'ai dit oui « ! »`); starting with a small letter where it goes on after a quote
-    (`« Où est-ce ? » elle a demandé.`)."""
+    (`« Salut ». »`, `J'ai dit oui « ! »`); starting with a small letter where it goes on after a quote;
+    a reporting clause after a quote written verb first (inference/reporting.py: `« Viens », dit-elle.`,
+    `« Où est-ce ? » demanda-t-elle.`)."""
+    text = _quoted(translation, quotes)
+    return after_quotes(verb_first(text) if quotes.continues else text)
+
+
+def _quoted(translation: str, quotes: Quotes) -> str:
     capitals = iter(quotes.capitals)
     body = _OPENING.sub(lambda match: "« " + (match.group(1).upper() if next(capitals, False) else match.group(1)),
                         translation)

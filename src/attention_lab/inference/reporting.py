@@ -1,0 +1,55 @@
+"""A reporting clause after a quote (`"Come here," she said.`) with its subject after the verb, as
+French writes it: `« Viens ici », dit-elle.`, `« Où est-ce ? » demanda-t-elle.`
+
+The model translates the clause as a sentence of its own (`elle a dit`, `elle a demandé`): French that
+no French writer puts after a quote. The corpus's French writes the verb first, in the simple past
+(`dit-il`, `répondit-elle`: 11 lines quote a speaker; none writes `il a dit` after the quote). So a
+clause that follows a quote's end and begins with a pronoun, the perfect's `a` or `ont` and a past
+participle is written with the verb first: in the simple past for the verbs of speech listed below
+(`dit-il`, `demanda-t-elle`, `répondirent-ils`), and as the perfect inverted for another participle in
+`-é` (`a-t-il chuchoté`). A name stays where the model put it (`Tom a dit`), and so does any other
+clause (`elle a des chats`) or one that opens a quote of its own (`« Non », elle a dit « oui ».`).
+"""
+
+from __future__ import annotations
+
+import re
+
+# A verb of speech's past participle -> its simple past, third person singular and plural.
+SIMPLE_PAST = {
+    "dit": ("dit", "dirent"), "demandé": ("demanda", "demandèrent"), "répondu": ("répondit", "répondirent"),
+    "crié": ("cria", "crièrent"), "ajouté": ("ajouta", "ajoutèrent"), "murmuré": ("murmura", "murmurèrent"),
+    "répété": ("répéta", "répétèrent"), "expliqué": ("expliqua", "expliquèrent"), "hurlé": ("hurla", "hurlèrent"),
+    "pensé": ("pensa", "pensèrent"), "déclaré": ("déclara", "déclarèrent"), "annoncé": ("annonça", "annoncèrent"),
+}
+CLAUSE = re.compile(r"\b(?P<subject>[Ii]l|[Ee]lle|[Ii]ls|[Ee]lles|[Oo]n) (?P<aux>a|ont) (?P<participle>\w+)\b")
+
+
+def verb_first(clause: str) -> str:
+    """`clause`, a reporting clause's translation, with a pronoun subject after the verb (`il a dit` ->
+    `dit-il`); as written where it does not begin with one, the perfect's auxiliary and a participle."""
+    match = CLAUSE.match(clause)
+    if match is None or (match["aux"] == "ont") != match["subject"].lower().endswith("s"):
+        return clause
+    if match["participle"] not in SIMPLE_PAST and not match["participle"].endswith("é"):
+        return clause  # `elle a des chats`: no perfect, no clause of speech
+    if clause[match.end() :].lstrip(" :").startswith("«"):
+        return clause  # `elle a dit « oui »` opens a quote (one between two has a comma: `« Un », dit-il, « deux »`)
+    subject, plural = match["subject"].lower(), match["aux"] == "ont"
+    if match["participle"] in SIMPLE_PAST:
+        verb = SIMPLE_PAST[match["participle"]][plural]
+        inverted = f"{verb}{'-t-' if verb.endswith(('a', 'e')) else '-'}{subject}"
+    else:
+        inverted = f"{match['aux']}{'-' if plural else '-t-'}{subject} {match['participle']}"
+    return inverted + clause[match.end() :]
+
+
+_AFTER_QUOTE = re.compile(r"(?<=», )|(?<=[!?…] » )")  # where a clause after a quote's end begins
+
+
+def after_quotes(text: str) -> str:
+    """`text` with each reporting clause right after a quote's end (`», elle a dit`, `? » il a demandé`)
+    written verb first (`verb_first`)."""
+    for match in reversed(list(_AFTER_QUOTE.finditer(text))):
+        text = text[: match.start()] + verb_first(text[match.start() :])
+    return text
