@@ -5,7 +5,9 @@ expected input."""
 import pytest
 import torch
 
+from attention_lab.data.tokenizer import Codec
 from attention_lab.inference.casing import casing, recased, sentence_cased, word_cased
+from attention_lab.inference.reading import read_lines
 from attention_lab.inference.translator import Translator
 
 torch.set_num_threads(1)
@@ -60,6 +62,28 @@ def test_sentence_casing_keeps_i_and_the_names_the_model_knows_capitalised():
     assert sentence_cased("WRITE TO TOM@EXAMPLE.COM OR SEE WWW.EXAMPLE.COM/ReadMe.", pieces) == \
         "Write to TOM@EXAMPLE.COM or see WWW.EXAMPLE.COM/ReadMe."
     assert sentence_cased("Www.Example.Com Is Down.", pieces) == "Www.Example.Com is down."
+
+
+def test_an_acronym_the_model_knows_in_capitals_stays_in_capitals():
+    def pieces(word):  # knows "OK" and "TV" in capitals, "us" and "no" in small letters
+        return [word] if word.strip(".!(") in ("OK", "TV", "us", "no", "i", "we", "watch", "love", "my") else list(word)
+
+    assert sentence_cased("I WATCH TV.", pieces) == "I watch TV." and sentence_cased("(OK!", pieces) == "(OK!"
+    assert sentence_cased("WE LOVE US.", pieces) == "We love us." and sentence_cased("NO.", pieces) == "No."
+    assert sentence_cased("I WATCH Tv.", pieces) == "I watch tv."  # not typed in capitals
+
+
+def test_a_line_of_acronyms_alone_is_read_and_given_back_as_written():
+    class Acronyms(Codec):
+        def pieces(self, text):
+            return [piece for word in text.split()
+                    for piece in ([word] if word.strip(".,!") in ("OK", "FBI", "look") else list(word))]
+
+        def reads(self, char):
+            return True
+
+    [ok, shouted] = read_lines(["OK.", "OK, FBI, LOOK!"], Acronyms())
+    assert (ok.text, ok.casing) == ("OK.", "as written") and shouted.casing == "upper"
 
 
 @pytest.mark.parametrize("opener", ["«", "(", '"', "“"])

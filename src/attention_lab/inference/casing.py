@@ -65,14 +65,18 @@ def sentence_cased(sentence: str, pieces: Callable[[str], list], keep_capitals: 
 
 
 def word_cased(word: str, pieces: Callable[[str], list]) -> str:
-    """`word` lower-cased, unless the model reads its capitalised form in fewer pieces; `I` and its
-    contractions capitalised, after an opening quote or bracket too (`«I'm`)."""
+    """`word` lower-cased, unless the model reads its capitalised form in fewer pieces, or, typed in
+    capitals, that form in fewer still; `I` and its contractions capitalised, after an opening quote or
+    bracket too (`«I'm`)."""
     lower = word.lower()
     core = lower.lstrip(OPENERS)
     head = lower[: len(lower) - len(core)]
     if core == "i" or core.startswith("i'"):
         return head + "I" + core[1:]
     capital = core[:1].upper() + core[1:]  # compared without the opener, which splits the word differently
+    typed = word[len(head) :]
+    if typed.isupper() and len(typed) > 1 and len(pieces(typed)) < min(len(pieces(capital)), len(pieces(core))):
+        return head + typed  # an acronym the model knows in capitals: `OK`, `TV`, `FBI` (not `US`, `NO`)
     return head + capital if core != capital and len(pieces(capital)) < len(pieces(core)) else lower
 
 

@@ -62,6 +62,8 @@ def read_lines(lines: Sequence[str], src: Codec, split_sentences: bool = True) -
             case = casing(sentence)
             cased = sentence if case == "as written" else sentence_cased(sentence, src.pieces,
                                                                          keep_capitals=case == "lower")
+            if case == "upper" and cased == sentence:
+                case = "as written"  # acronyms the model knows in capitals alone (`OK.`): no shouting
             cased, run = read_run(cased)
             cased, quotes = edges(cased, continues=before.endswith("»") and sentence[:1].islower())
             text, carried = take_out(as_the_corpus_writes(cased, case in ("upper", "title")), reads)
