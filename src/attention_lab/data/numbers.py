@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 
 DIGIT_GROUP = re.compile(r"[0-9]+")
+TYPED_NUMBER = r"[0-9](?:[0-9,.]*[0-9])?"  # a number as typed, separators and all: `5`, `1,299.99`
 
 
 def digit_groups(text: str) -> list[str]:

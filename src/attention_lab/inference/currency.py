@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import re
 
+from attention_lab.data.numbers import TYPED_NUMBER
+
 NAMES = {"$": ("dollar", "dollars"), "€": ("euro", "euros"), "£": ("pound", "pounds"), "¥": ("yen", "yen")}
-_NUMBER = r"[0-9](?:[0-9,.]*[0-9])?"
 _SCALE = r"(?: (?i:hundred|thousand|million|billion|trillion)\b)?"
 AMOUNT = re.compile(
-    rf"(?<![\w$€£¥/=?&#])(?P<sign>[$€£¥]) ?(?P<number>{_NUMBER})(?P<scale>{_SCALE})(?![\w$€£¥])"
-    rf"|(?<![\w.,$€£¥/=?&#])(?P<number_first>{_NUMBER}) ?(?P<sign_after>[$€£¥])(?![\w$€£¥])")
+    rf"(?<![\w$€£¥/=?&#])(?P<sign>[$€£¥]) ?(?P<number>{TYPED_NUMBER})(?P<scale>{_SCALE})(?![\w$€£¥])"
+    rf"|(?<![\w.,$€£¥/=?&#])(?P<number_first>{TYPED_NUMBER}) ?(?P<sign_after>[$€£¥])(?![\w$€£¥])")
 
 
 def with_currency_names(sentence: str) -> str:

@@ -5,9 +5,8 @@ quotes, the carried characters).
 
 The corpus writes every line one way: one sentence, sentence-cased, ended with `.`, `?` or `!`,
 contractions with their apostrophe, words for shorthand, amounts with the currency's name, units named,
-times with a colon. A sentence
-typed otherwise is read as the corpus would write it; each reading is a module of its own, measured
-in docs/trust.md.
+times with a colon. A sentence typed otherwise is read as the corpus would write it; each reading is a
+module of its own, measured in docs/trust.md.
 """
 
 from __future__ import annotations

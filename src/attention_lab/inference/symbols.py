@@ -156,7 +156,8 @@ def put_back(carried: Sequence[Carried], source: str, pieces: Sequence[str], att
         return text
     if not words:
         return " ".join(run.text for run in carried)
-    source_words = [len(src.pieces(word)) for word in source.split()]  # pieces never span a space
+    source_text_words = source.split()
+    source_words = [len(src.pieces(word)) for word in source_text_words]  # pieces never span a space
     aligned = sum(source_words) == attention.shape[1] - 1 and len(pieces) > 0
     starts = np.cumsum([0, *source_words])
     # Words of the text as recased: its numbers' forms (inference/number_forms.py) may join or split words.
@@ -167,7 +168,7 @@ def put_back(carried: Sequence[Carried], source: str, pieces: Sequence[str], att
         if run.word is None:
             edges[run.after].append(run.text)
             continue
-        number = number_word(source.split()[run.word], words) if run.attached and not run.after else None
+        number = number_word(source_text_words[run.word], words) if run.attached and not run.after else None
         if number is not None:
             target = number
         elif aligned:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from attention_lab.data.numbers import TYPED_NUMBER
+
 # symbol -> (name for 1, name otherwise). Read with their names, `mg`, `ml` and `mm` came back as garbled as
 # typed, and `oz` and `°F`, which the model carried as typed, garbled (`5 oz` as `5 ou moi`; docs/trust.md).
 NAMES = {
@@ -25,10 +27,9 @@ NAMES = {
     "hrs": ("hour", "hours"), "hr": ("hour", "hours"), "mins": ("minute", "minutes"), "min": ("minute", "minutes"),
     "secs": ("second", "seconds"), "sec": ("second", "seconds"),
 }
-_NUMBER = r"[0-9](?:[0-9,.]*[0-9])?"
 # The ordinal indicator º is typed for a degree sign too (`100ºC`, once in the corpus).
 _SYMBOLS = "|".join(re.escape(symbol).replace("°", "[°º]") for symbol in sorted(NAMES, key=len, reverse=True))
-MEASURE = re.compile(rf"(?<![\w$€£¥.,/])(?P<number>{_NUMBER}) ?(?P<unit>{_SYMBOLS})(?![\w°º/-]|\.\w)")
+MEASURE = re.compile(rf"(?<![\w$€£¥.,/])(?P<number>{TYPED_NUMBER}) ?(?P<unit>{_SYMBOLS})(?![\w°º/-]|\.\w)")
 
 
 def with_unit_names(sentence: str) -> str:
