@@ -25,7 +25,7 @@ SAMPLE, SEED = 1_000, 0
 SPEED_SAMPLE, SPEED_BLOCKS = 300, 3
 SPEED_SETTINGS = ("baseline (alpha 1.0)", "beta 0.1", "min_len 0.5", "keep_live")
 LONG, VERY_LONG = 10, 14  # words: the buckets scored apart
-BASE = {"beam_size": 8, "length_penalty": 1.0}  # params.yaml's search before issue 32
+BASE = {"beam_size": 8, "length_penalty": 1.0}  # params.yaml's search before this comparison (docs/search.md)
 SETTINGS = {  # name: what it changes in BASE
     "baseline (alpha 1.0)": {},
     "alpha 0.6": {"length_penalty": 0.6},
