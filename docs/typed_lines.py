@@ -4,12 +4,20 @@ beam 8, and a Markdown table gives both.
 
     git worktree add /tmp/before 6dae68e   # the code before the change
     python docs/typed_lines.py models/seq2seq /tmp/before/src src < lines.txt
+
+Also what the scripts measuring one reading share (docs/apostrophes.py, docs/british.py): valid sources
+typed as a person types them, scored with the reading and without, then typed lines side by side.
 """
 
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Sequence
+
+from attention_lab.evaluation.bleu import corpus_scores
+from attention_lab.inference import reading
+from attention_lab.inference.translator import SearchParams, Translator
 
 TRANSLATE = """
 import json, sys
@@ -30,6 +38,30 @@ def table(lines: list[str], before: list[str], after: list[str], headers: tuple[
     """A Markdown table of `lines` and their two translations, under `headers`."""
     rows = [f"| typed | {headers[0]} | {headers[1]} |", "| --- | --- | --- |"]
     return "\n".join(rows + [f"| {line} | {a} | {b} |" for line, a, b in zip(lines, before, after)])
+
+
+def as_typed(sentence: str, *recased: bool) -> str:
+    return sentence
+
+
+def scored(translator: Translator, name: str, variants: Sequence[tuple[str, list[str], Callable]],
+           refs: list[list[str]]) -> None:
+    """Prints BLEU, beam 8 and greedy, as `evaluate` scores it, for each (label, sources, reading) of
+    `variants`: the sources translated with `reading` in the place of inference/reading.py's `name`."""
+    for label, sources, read in variants:
+        setattr(reading, name, read)
+        scores = {beam: corpus_scores([t.text for t in translator.translate(sources, SearchParams(beam_size=beam))],
+                                      refs)["bleu"] for beam in (8, 1)}
+        print(f"{label:32s} BLEU beam 8 {scores[8]:6.2f}, greedy {scores[1]:6.2f}", flush=True)
+
+
+def side_by_side(translator: Translator, name: str, read: Callable, lines: Sequence[str]) -> str:
+    """The table of `lines` translated, beam 8, without the reading `name` of inference/reading.py and with `read`."""
+    setattr(reading, name, as_typed)
+    before = translator.translate(lines)
+    setattr(reading, name, read)
+    after = translator.translate(lines)
+    return table(list(lines), [t.text for t in before], [t.text for t in after], ("without the reading", "with it"))
 
 
 def main(model: str, before: str, after: str) -> None:

@@ -80,6 +80,17 @@ def word_cased(word: str, pieces: Callable[[str], list]) -> str:
     return head + capital if core != capital and len(pieces(capital)) < len(pieces(core)) else lower
 
 
+def replaced_word(typed: str, written: str, sentence: str, start: int) -> str:
+    """`written` in place of the word `typed` at `start` in `sentence`, a reading's (`dont` -> `don't`,
+    `colour` -> `color`): as written where typed in small letters, capitalised where typed so at the
+    sentence's start; else `typed`, a name or an abbreviation (`Mr Grey`, `DONT`)."""
+    if typed.islower():
+        return written
+    if typed[0].isupper() and typed[1:].islower() and not sentence[:start].strip(OPENERS + " "):
+        return written[0].upper() + written[1:]
+    return typed
+
+
 def recased(translation: str, source_casing: Casing) -> str:
     """A translation of a sentence-cased source in the casing `source_casing` of its source."""
     return translation.upper() if source_casing == "upper" else translation

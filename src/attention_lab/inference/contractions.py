@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from attention_lab.inference.casing import OPENERS
+from attention_lab.inference.casing import OPENERS, replaced_word
 
 _NOT = ("can", "don", "doesn", "didn", "isn", "aren", "wasn", "weren", "won", "couldn", "wouldn", "shouldn", "hasn",
         "haven", "hadn", "mustn", "needn", "ain")
@@ -40,14 +40,9 @@ def with_apostrophes(sentence: str, recased: bool = False) -> str:
     `recased`: the sentence was typed in capitals or Title Case and sentence-cased (inference/casing.py)."""
 
     def restored(match: re.Match) -> str:
-        typed, written = match.group(), FORMS[match.group().lower()]
-        starts = not sentence[: match.start()].strip(OPENERS + " ")
-        if recased and typed.lower() in NAMES_TOO and not starts:
+        typed = match.group()
+        if recased and typed.lower() in NAMES_TOO and sentence[: match.start()].strip(OPENERS + " "):
             return typed
-        if typed.islower():
-            return written
-        if typed[0].isupper() and typed[1:].islower() and starts:
-            return written[0].upper() + written[1:]
-        return typed
+        return replaced_word(typed, FORMS[typed.lower()], sentence, match.start())
 
     return WORD.sub(restored, sentence)

@@ -4,9 +4,9 @@ mark; with what each translation needs to give back the rest (the casing, a run 
 quotes, the carried characters).
 
 The corpus writes every line one way: one sentence, sentence-cased, ended with `.`, `?` or `!`,
-contractions with their apostrophe, words for shorthand, amounts with the currency's name, units named,
-times with a colon. A sentence typed otherwise is read as the corpus would write it; each reading is a
-module of its own, measured in docs/trust.md.
+contractions with their apostrophe, American spellings, words for shorthand, amounts with the currency's
+name, units named, times with a colon. A sentence typed otherwise is read as the corpus would write it;
+each reading is a module of its own, measured in docs/trust.md.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from attention_lab.inference.number_forms import read_times
 from attention_lab.inference.quotes import Quotes, edges, guillemets, outside_quotes
 from attention_lab.inference.sentences import split
 from attention_lab.inference.shorthand import spelt_out
+from attention_lab.inference.spelling import american
 from attention_lab.inference.symbols import Carried, take_out
 from attention_lab.inference.units import with_unit_names
 
@@ -39,11 +40,12 @@ class Sentence:
 
 
 def as_the_corpus_writes(sentence: str, recased: bool = False) -> str:
-    """`sentence` with contractions, shorthand, amounts, units and times written as the corpus writes
-    them: `dont` as `don't` (inference/contractions.py; `recased`: typed in capitals or Title Case), `&`
-    as `and` (inference/shorthand.py), `$20` as `20 dollars` (inference/currency.py), `5 km` as `5
-    kilometers` (inference/units.py), `at 10.30` as `at 10:30` (inference/number_forms.py)."""
-    return read_times(with_unit_names(with_currency_names(spelt_out(with_apostrophes(sentence, recased)))))
+    """`sentence` with contractions, spellings, shorthand, amounts, units and times written as the corpus
+    writes them: `dont` as `don't` (inference/contractions.py; `recased`: typed in capitals or Title Case),
+    `colour` as `color` (inference/spelling.py), `&` as `and` (inference/shorthand.py), `$20` as `20
+    dollars` (inference/currency.py), `5 km` as `5 kilometers` (inference/units.py), `at 10.30` as `at
+    10:30` (inference/number_forms.py)."""
+    return read_times(with_unit_names(with_currency_names(spelt_out(american(with_apostrophes(sentence, recased))))))
 
 
 def read_lines(lines: Sequence[str], src: Codec, split_sentences: bool = True) -> list[Sentence]:
