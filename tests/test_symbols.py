@@ -141,6 +141,19 @@ def test_a_run_placed_after_a_french_punctuation_word_goes_before_it():
                     codec) == "il dit » 🐱"
 
 
+def test_a_run_after_a_clauses_mark_goes_after_the_outputs_mark_not_where_attention_points():
+    # "i know, he said." -> "je sais pas, dit-il.": "know," (source word 1) attends most to "sais"
+    attention = np.array([[.9, 0, 0, 0, .1], [0, .9, 0, 0, .1], [0, .5, .4, 0, .1], [0, 0, .5, .4, .1],
+                          [0, 0, 0, .9, .1]])  # (T, S)
+    source, pieces, codec = "i know, he said.", ["je", "sais", "pas,", "dit-il", "."], Words()
+    place = functools.partial(put_back, source=source, pieces=pieces, attention=attention, src=codec, tgt=codec)
+    assert place([Carried("»", 1, True, True)]) == "je sais pas,» dit-il ."
+    assert place([Carried("»", 2, True, True)]) == "je sais pas, dit-il» ."  # `he`: no mark, attention decides
+    assert place([Carried("🐱", 1, True, False)]) == "je sais 🐱 pas, dit-il ."  # spaced: by attention
+    without_mark = ["je", "sais", "pas", "dit-il", "."]
+    assert place([Carried("»", 1, True, True)], pieces=without_mark) == "je sais» pas dit-il ."
+
+
 def test_a_minus_sign_goes_back_against_its_number_wherever_attention_points():
     # "it is 5 degrees." -> "il fait 5 degrés.": the word "5" attends most to "il"
     attention = np.array([[0, 0, .9, 0, .1], [.5, .4, 0, 0, .1], [.3, .3, .3, 0, .1], [0, 0, 0, .9, .1]])  # (T, S)

@@ -7,8 +7,10 @@ no French writer puts after a quote. The corpus's French writes the verb first, 
 clause that follows a quote's end and begins with a pronoun, the perfect's `a` or `ont` and a past
 participle is written with the verb first: in the simple past for the verbs of speech listed below
 (`dit-il`, `demanda-t-elle`, `répondirent-ils`), and as the perfect inverted for another participle in
-`-é` (`a-t-il chuchoté`). A name stays where the model put it (`Tom a dit`), and so does any other
-clause (`elle a des chats`) or one that opens a quote of its own (`« Non », elle a dit « oui ».`).
+`-é` (`a-t-il chuchoté`). A name (a capitalised word, or two joined by a hyphen) is put after a verb of
+speech in the simple past (`Tom a dit` -> `dit Tom`) and stays where the model put it before another
+participle. Any other clause (`elle a des chats`) or one that opens a quote of its own (`« Non », elle a
+dit « oui ».`) is left as written.
 """
 
 from __future__ import annotations
@@ -23,18 +25,23 @@ SIMPLE_PAST = {
     "pensé": ("pensa", "pensèrent"), "déclaré": ("déclara", "déclarèrent"), "annoncé": ("annonça", "annoncèrent"),
 }
 CLAUSE = re.compile(r"\b(?P<subject>[Ii]l|[Ee]lle|[Ii]ls|[Ee]lles|[Oo]n) (?P<aux>a|ont) (?P<participle>\w+)\b")
+NAMED = re.compile(r"(?!(?:Il|Elle|On) )(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?) a (?P<participle>\w+)\b")
 
 
 def verb_first(clause: str) -> str:
     """`clause`, a reporting clause's translation, with a pronoun subject after the verb (`il a dit` ->
-    `dit-il`); as written where it does not begin with one, the perfect's auxiliary and a participle."""
+    `dit-il`), a name after a verb of speech (`Tom a dit` -> `dit Tom`); as written where it does not
+    begin with one, the perfect's auxiliary and a participle."""
+    named = NAMED.match(clause)
+    if named and named["participle"] in SIMPLE_PAST and not _opens_a_quote(clause[named.end() :]):
+        return f"{SIMPLE_PAST[named['participle']][0]} {named['name']}{clause[named.end() :]}"
     match = CLAUSE.match(clause)
     if match is None or (match["aux"] == "ont") != match["subject"].lower().endswith("s"):
         return clause
     if match["participle"] not in SIMPLE_PAST and not match["participle"].endswith("é"):
         return clause  # `elle a des chats`: no perfect, no clause of speech
-    if clause[match.end() :].lstrip(" :").startswith("«"):
-        return clause  # `elle a dit « oui »` opens a quote (one between two has a comma: `« Un », dit-il, « deux »`)
+    if _opens_a_quote(clause[match.end() :]):
+        return clause
     subject, plural = match["subject"].lower(), match["aux"] == "ont"
     if match["participle"] in SIMPLE_PAST:
         verb = SIMPLE_PAST[match["participle"]][plural]
@@ -42,6 +49,11 @@ def verb_first(clause: str) -> str:
     else:
         inverted = f"{match['aux']}{'-' if plural else '-t-'}{subject} {match['participle']}"
     return inverted + clause[match.end() :]
+
+
+def _opens_a_quote(rest: str) -> bool:
+    # `elle a dit « oui »` opens a quote (one between two has a comma: `« Un », dit-il, « deux »`)
+    return rest.lstrip(" :").startswith("«")
 
 
 _AFTER_QUOTE = re.compile(r"(?<=», )|(?<=[!?…] » )")  # where a clause after a quote's end begins

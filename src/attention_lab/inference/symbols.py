@@ -174,6 +174,11 @@ def put_back(carried: Sequence[Carried], source: str, pieces: Sequence[str], att
         elif aligned:
             weight = attention[: len(pieces), starts[run.word] : starts[run.word + 1]].sum(axis=1)  # (T,)
             target = of_piece[int(np.argmax(weight))]
+            mark = source_text_words[run.word][-1]
+            if run.after and run.attached and mark in ",;:":
+                # After a clause's mark (`"I don't know," Tom said.`): after the output's, not inside the
+                # clause where attention points (`« Je ne sais » pas, Tom a dit.`).
+                target = next((i for i in range(target, len(words)) if words[i].endswith(mark)), target)
         else:
             target = round(run.word / max(len(source_words) - 1, 1) * (len(words) - 1))
         slots.setdefault((min(target, len(words) - 1), run.after, run.attached), []).append(run.text)

@@ -29,6 +29,7 @@ from attention_lab.inference.number_forms import french_numbers
 from attention_lab.inference.quotes import read, requoted
 from attention_lab.inference.reading import Sentence, read_lines
 from attention_lab.inference.search import run_search
+from attention_lab.inference.reporting import after_quotes
 from attention_lab.inference.search_steps import output_limits
 from attention_lab.inference.sentences import block_diagonal
 from attention_lab.inference.symbols import put_back
@@ -94,14 +95,17 @@ class Translation:
 
 def joined(source: str, parts: Sequence[Translation]) -> Translation:
     """The translations of a line's sentences as the line's (inference/sentences.py): lists in
-    sentence order, texts joined by a space, scores summed, attention block-diagonal."""
+    sentence order, texts joined by a space, each reporting clause after a quote's end written verb first
+    (inference/reporting.py: `« Viens », dit-elle.`, and `« Où ? » demanda Tom.` after a sentence that
+    a quote ends), scores summed, attention block-diagonal."""
+    text = after_quotes(" ".join(t.text for t in parts if t.text))
     return Translation(
         source=source, src_pieces=[p for t in parts for p in t.src_pieces], pieces=[p for t in parts for p in t.pieces],
-        output_labels=[p for t in parts for p in t.output_labels], text=" ".join(t.text for t in parts if t.text),
+        output_labels=[p for t in parts for p in t.output_labels], text=text,
         score=sum(t.score for t in parts), attention=block_diagonal([t.attention for t in parts]),
         unknown=[w for t in parts for w in t.unknown], carried=[c for t in parts for c in t.carried],
         maps=None if parts[0].maps is None else block_diagonal([t.maps for t in parts]), layout=parts[0].layout,
-        missing_numbers=missing_numbers(source, " ".join(t.text for t in parts)))
+        missing_numbers=missing_numbers(source, text))
 
 
 def as_written(output: str, source: str, source_casing: Casing) -> str:
