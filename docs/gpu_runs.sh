@@ -21,12 +21,13 @@
 # SETTINGS: more KEY=VALUE params for the recipe's step and stage and the budget stage, e.g.
 # train_seq2seq.trainer.validations=8, or a wider recipe (model.transformer.model_size=1024 ...).
 # Needs artifacts/splits and artifacts/tokenizer (`dvc repro train_tokenizer`), data/fra-eng.zip, and
-# a sentencex wheel in .whl/ where the machine lacks it. Writes its logs to $OUT (default /tmp/gpu-runs).
+# the sentencex and breame wheels in .whl/ where the machine lacks them. Writes its logs to $OUT (default
+# /tmp/gpu-runs).
 set -uo pipefail
 OUT=${OUT:-/tmp/gpu-runs}
 WORK=${WORK:-/tmp/gpu-runs-work}  # kept, so that a later call on a still-warm machine finds the recipe's model
 mkdir -p "$OUT" "$WORK"
-if ! python3 -c "import sentencex" 2>/dev/null; then
+if ! python3 -c "import sentencex, breame" 2>/dev/null; then
   python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl || exit 1
 fi
 export PYTHONPATH=$PWD/src:/tmp/site PYTHONUNBUFFERED=1
