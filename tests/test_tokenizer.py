@@ -17,6 +17,7 @@ from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID, RESERVED, 
 from attention_lab.data.word_vocab import Vocab
 from attention_lab.data.splits import split_by_source
 from attention_lab.data.tokenizer import SubwordParams, Tokenizer, TokenizerParams, WordCodec, WordParams
+from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.data.tokenizer_training import build_tokenizer, train_subword
 from attention_lab.errors import UserError
 
@@ -162,6 +163,23 @@ def test_subword_training_uses_the_train_split_only():
     assert text_of(tokenizer.src, tokenizer.src.encode("Xylophones sing.")) == "Xylophones sing."
 
 
+def test_the_tokenizer_keeps_the_words_of_the_train_split_only_and_one_built_before_them_has_none():
+    frame = pd.DataFrame({"src": ["Xylophones sing."], "tgt": ["Les xylophones chantent."]})
+    tokenizer, _ = build_tokenizer({"train": SPLITS["train"], "valid": frame, "test": frame},
+                                   from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
+    assert tokenizer.words == CorpusWords.of(SPLITS["train"]["src"], SPLITS["train"]["tgt"])
+    assert "xylophones" not in tokenizer.words.source | tokenizer.words.target and tokenizer.words.target
+    before = {key: value for key, value in tokenizer.payload().items() if key != "words"}
+    assert Tokenizer.from_payload(before).words is None
+
+
+def test_corpus_words_are_runs_of_letters_in_small_letters():
+    words = CorpusWords.of(["Tom's 3 cats, Jean-Luc!"], ["Aujourd'hui, Élodie a 2 chats."])
+    assert words.source == {"tom", "s", "cats", "jean", "luc"}
+    assert words.target == {"aujourd", "hui", "élodie", "a", "chats"}
+    assert CorpusWords.from_payload(words.payload()) == words
+
+
 def sample_texts() -> list[str]:
     return ALL_SENTENCES[:40] + UNSEEN + [long_sentence(45)]
 
@@ -181,7 +199,7 @@ def test_payload_and_file_round_trips_give_identical_ids(tmp_path, make):
     from_file = Tokenizer.load(tmp_path / "tokenizer.json")
     texts = sample_texts()
     for other in (Tokenizer.from_payload(payload), from_torch, from_file):
-        assert other.joint == tokenizer.joint and other.params == tokenizer.params
+        assert other.joint == tokenizer.joint and other.params == tokenizer.params and other.words == tokenizer.words
         assert len(other.src) == len(tokenizer.src) and len(other.tgt) == len(tokenizer.tgt)
         for side in ("src", "tgt"):
             mine, theirs = getattr(tokenizer, side), getattr(other, side)

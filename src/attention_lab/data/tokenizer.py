@@ -29,6 +29,7 @@ import sentencepiece as spm
 from attention_lab.atomic import write_json
 from attention_lab.config import ConfigError, from_mapping, param, to_dict
 from attention_lab.data.cleaning import clean, detokenize_words, normalize_words
+from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID, RESERVED
 from attention_lab.data.word_vocab import Vocab
 from attention_lab.errors import UserError
@@ -202,11 +203,13 @@ def codec_from_payload(payload: dict) -> Codec:
 
 @dataclass(frozen=True)
 class Tokenizer:
-    """English (`src`) and French (`tgt`) codecs, and the `train_tokenizer` params that built them."""
+    """English (`src`) and French (`tgt`) codecs, the `train_tokenizer` params that built them, and the
+    words of the text they were trained on (data/corpus_words.py; None in a tokenizer built before)."""
 
     src: Codec
     tgt: Codec
     params: TokenizerParams
+    words: CorpusWords | None = None
 
     @property
     def joint(self) -> bool:
@@ -215,7 +218,8 @@ class Tokenizer:
     def payload(self) -> dict:
         """Plain lists, dicts and numbers: what `torch.load(weights_only=True)` accepts."""
         return {"format": FORMAT, "params": to_dict(self.params), "src": self.src.payload(),
-                "tgt": None if self.joint else self.tgt.payload()}
+                "tgt": None if self.joint else self.tgt.payload(),
+                **({} if self.words is None else {"words": self.words.payload()})}
 
     @classmethod
     def from_payload(cls, payload: dict) -> Tokenizer:
@@ -223,7 +227,8 @@ class Tokenizer:
             raise ValueError("not an attention-lab tokenizer")
         src = codec_from_payload(payload["src"])
         tgt = src if payload["tgt"] is None else codec_from_payload(payload["tgt"])
-        return cls(src, tgt, from_mapping(TokenizerParams, payload["params"], "train_tokenizer"))
+        words = CorpusWords.from_payload(payload["words"]) if "words" in payload else None
+        return cls(src, tgt, from_mapping(TokenizerParams, payload["params"], "train_tokenizer"), words)
 
     def save(self, path: str | Path) -> None:
         write_json(path, self.payload())

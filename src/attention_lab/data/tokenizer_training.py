@@ -9,6 +9,7 @@ import sentencepiece as spm
 
 from attention_lab.config import ConfigError
 from attention_lab.data.cleaning import clean, normalize_words
+from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID, RESERVED, UNK, UNK_ID
 from attention_lab.data.word_vocab import Vocab
 from attention_lab.data.tokenizer import (
@@ -53,8 +54,8 @@ class _BytesSink:
 
 
 def build_tokenizer(splits: dict, params: TokenizerParams) -> tuple[Tokenizer, dict]:
-    """The tokenizer, trained on the train split only, and a report of its sizes and of how many
-    tokens a sentence takes (and, in word mode, the OOV rates of the other splits).
+    """The tokenizer, trained on the train split only (the split's words kept with it), and a report of
+    its sizes and of how many tokens a sentence takes (and, in word mode, the OOV rates of the other splits).
 
     `splits` maps split names to frames with raw `src` and `tgt` text columns.
     """
@@ -70,7 +71,7 @@ def build_tokenizer(splits: dict, params: TokenizerParams) -> tuple[Tokenizer, d
         src, tgt = (WordCodec(Vocab.build([normalize_words(t, word.lowercase).split() for t in train[side]],
                                           word.min_freq, word.max_size), word.lowercase)
                     for side in ("src", "tgt"))
-    tokenizer = Tokenizer(src, tgt, params)
+    tokenizer = Tokenizer(src, tgt, params, CorpusWords.of(train["src"], train["tgt"]))
     report: dict = {"kind": params.kind, "joint": tokenizer.joint}
     for side, codec in (("src", src), ("tgt", tgt)):
         ids = {name: codec.encode_all(list(frame[side])) for name, frame in splits.items()}

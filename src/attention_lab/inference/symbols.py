@@ -133,6 +133,22 @@ def output_words(pieces: Sequence[str], join: Callable[[Sequence[str]], str]) ->
     return [max(len(join(pieces[: t + 1]).split()) - 1, 0) for t in range(len(pieces))]
 
 
+def output_word_of(source: str, pieces: Sequence[str], attention: np.ndarray, src: Codec,
+                   join: Callable[[Sequence[str]], str]) -> Callable[[int], int] | None:
+    """For a word of `source` (split at spaces), the word of `join(pieces)` whose piece attends most to
+    its pieces; None where the pieces of the words cannot be told apart. attention (T, S): a row per
+    output piece (and `<eos>` when emitted), a column per piece `src` reads in `source` and one for `<eos>`."""
+    counts = [len(src.pieces(word)) for word in source.split()]  # pieces never span a space
+    if sum(counts) != attention.shape[1] - 1 or not pieces:
+        return None
+    starts, of_piece = np.cumsum([0, *counts]), output_words(pieces, join)
+
+    def word_of(k: int) -> int:
+        return of_piece[int(np.argmax(attention[: len(pieces), starts[k] : starts[k + 1]].sum(axis=1)))]  # (T,)
+
+    return word_of
+
+
 def number_word(source_word: str, words: Sequence[str]) -> int | None:
     """The first of `words` that begins with the number `source_word` begins with (its first digit
     group, whole: `5` is not `50`); None when `source_word` begins with no digit or no word has it.
@@ -157,11 +173,8 @@ def put_back(carried: Sequence[Carried], source: str, pieces: Sequence[str], att
     if not words:
         return " ".join(run.text for run in carried)
     source_text_words = source.split()
-    source_words = [len(src.pieces(word)) for word in source_text_words]  # pieces never span a space
-    aligned = sum(source_words) == attention.shape[1] - 1 and len(pieces) > 0
-    starts = np.cumsum([0, *source_words])
     # Words of the text as recased: its numbers' forms (inference/number_forms.py) may join or split words.
-    of_piece = output_words(pieces, lambda some: recase(tgt.join(some))) if aligned else []
+    word_of = output_word_of(source, pieces, attention, src, lambda some: recase(tgt.join(some)))
     slots: dict[tuple[int, bool, bool], list[str]] = {}  # (output word, after, attached) -> runs, in order
     edges: dict[bool, list[str]] = {False: [], True: []}
     for run in carried:
@@ -171,16 +184,15 @@ def put_back(carried: Sequence[Carried], source: str, pieces: Sequence[str], att
         number = number_word(source_text_words[run.word], words) if run.attached and not run.after else None
         if number is not None:
             target = number
-        elif aligned:
-            weight = attention[: len(pieces), starts[run.word] : starts[run.word + 1]].sum(axis=1)  # (T,)
-            target = of_piece[int(np.argmax(weight))]
+        elif word_of is not None:
+            target = word_of(run.word)
             mark = source_text_words[run.word][-1]
             if run.after and run.attached and mark in ",;:":
                 # After a clause's mark (`"I don't know," Tom said.`): after the output's, not inside the
                 # clause where attention points (`« Je ne sais » pas, Tom a dit.`).
                 target = next((i for i in range(target, len(words)) if words[i].endswith(mark)), target)
         else:
-            target = round(run.word / max(len(source_words) - 1, 1) * (len(words) - 1))
+            target = round(run.word / max(len(source_text_words) - 1, 1) * (len(words) - 1))
         slots.setdefault((min(target, len(words) - 1), run.after, run.attached), []).append(run.text)
     items = list(edges[False])
     for i, word in enumerate(words):

@@ -1,6 +1,6 @@
 """Text in, text out: a line read as the model reads it (inference/reading.py: sentences, casing, quotes,
-characters carried around the model), tokenizer, batched search, `<unk>` replacement, the forms of numbers
-and the number check, around a trained model.
+characters carried around the model), tokenizer, batched search, `<unk>` replacement, garbled names written
+as typed, the forms of numbers and the number check, around a trained model.
 
 Imports nothing from Lightning, MLflow or DVC: translating needs only the model file.
 """
@@ -24,6 +24,7 @@ from attention_lab.errors import UserError
 from attention_lab.inference.casing import Casing, recased
 from attention_lab.inference.end_mark import with_run
 from attention_lab.inference.model_file import LoadedModel, load_model
+from attention_lab.inference.names import names_written, renamed
 from attention_lab.inference.number_constraint import NumberConstraint
 from attention_lab.inference.number_forms import french_numbers
 from attention_lab.inference.quotes import read, requoted
@@ -108,10 +109,10 @@ def joined(source: str, parts: Sequence[Translation]) -> Translation:
         missing_numbers=missing_numbers(source, text))
 
 
-def as_written(output: str, source: str, source_casing: Casing) -> str:
-    """The model's `output` for `source` in the source's casing (inference/casing.py), its numbers in
-    French form (inference/number_forms.py)."""
-    return french_numbers(recased(output, source_casing), source)
+def as_written(output: str, source: str, source_casing: Casing, names: dict[int, str] | None = None) -> str:
+    """The model's `output` for `source` with the garbled names `names` written as typed (inference/names.py),
+    in the source's casing (inference/casing.py), its numbers in French form (inference/number_forms.py)."""
+    return french_numbers(recased(renamed(output, names or {}), source_casing), source)
 
 
 def replace_unknown(pieces: list[str], attention: np.ndarray, surface: list[str]) -> list[str]:
@@ -217,8 +218,10 @@ class Translator:
                 pieces = tgt_codec.id_pieces(outputs[row][: lengths[row]])
                 if tgt_codec.emits_unk:
                     pieces = replace_unknown(pieces, weights, src_codec.surface(text))
+                names = (names_written(text, pieces, weights, src_codec, tgt_codec, self.tokenizer.words)
+                         if self.tokenizer.words else None)
                 cased = put_back(s.carried, text, pieces, weights, src_codec, tgt_codec,
-                                 partial(as_written, source=text, source_casing=s.casing))
+                                 partial(as_written, source=text, source_casing=s.casing, names=names))
                 results[i] = Translation(
                     source=text, src_pieces=[UNK if j == UNK_ID else p for p, j in zip(src_codec.pieces(text), ids[i])]
                     + [EOS], pieces=pieces, output_labels=pieces + [EOS] * (len(weights) - len(pieces)),
