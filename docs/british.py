@@ -9,11 +9,12 @@ a few typed lines, beam 8.
 import sys
 
 from attention_lab.data.splits import load_split, references
-from attention_lab.evaluation.report import british
 from attention_lab.inference import reading
+from attention_lab.inference.spelling import AMERICAN, respelt
 from attention_lab.inference.translator import Translator
 from typed_lines import as_typed, scored, side_by_side  # docs/typed_lines.py
 
+BRITISH = {american: british for british, american in reversed(AMERICAN.items())}  # the first British form of each
 TYPED = ("What's your favourite colour?", "I realise that I was wrong.", "The theatre is closed today.",
          "I need to organise my thoughts.", "He apologised for being late.", "The neighbours are very noisy.",
          "She's my favourite teacher.", "Let's meet at the centre of town.", "Tom travelled all over Europe.",
@@ -24,9 +25,9 @@ TYPED = ("What's your favourite colour?", "I realise that I was wrong.", "The th
 def main(model: str, splits: str) -> None:
     translator = Translator.load(model, "cpu")
     refs = references(load_split(splits, "valid"))
-    sources = [s for s in refs.index if british(s) != s]
+    sources = [s for s in refs.index if respelt(s, BRITISH) != s]
     print(f"valid sources with a word whose British spelling is read back: {len(sources)} of {len(refs)}")
-    typed, read = [british(s) for s in sources], reading.american
+    typed, read = [respelt(s, BRITISH) for s in sources], reading.american
     variants = [("as written", sources, read), ("typed British, read back", typed, read),
                 ("typed British, as typed", typed, as_typed)]
     scored(translator, "american", variants, [list(refs[s]) for s in sources])

@@ -50,9 +50,10 @@ def test_translations_unlike_words_and_names_written_are_left(source, output):
     assert fixes(source, output) == {}
 
 
-def test_pieces_that_cannot_be_told_apart_fix_nothing_and_renamed_replaces_by_index():
+def test_pieces_that_cannot_be_told_apart_or_no_output_word_fix_nothing_and_renamed_replaces_by_index():
     pieces = ["où", "est", "Dégo"]
     assert names_written("where is Diego", pieces, np.ones((4, 3)), Words(), Words(), WORDS) == {}
+    assert names_written("where is Diego", [""], np.ones((2, 4)), Words(), Words(), WORDS) == {}  # pieces, no word
     assert renamed("où est Dégo ?", {2: "Diego"}) == "où est Diego ?"
     assert renamed("où  est", {}) == "où  est"
 

@@ -20,13 +20,14 @@ def test_a_pronoun_clause_of_speech_is_written_verb_first(clause, inverted):
 
 @pytest.mark.parametrize("clause, inverted", [
     ("Tom a dit.", "dit Tom."), ("Marie a répondu à Tom.", "répondit Marie à Tom."),
-    ("Jean-Luc a demandé !", "demanda Jean-Luc !"),
+    ("Jean-Luc a demandé !", "demanda Jean-Luc !"), ("Éric a dit.", "dit Éric."),
 ])
 def test_a_name_goes_after_a_verb_of_speech_in_the_simple_past(clause, inverted):
     assert verb_first(clause) == inverted
 
 
 @pytest.mark.parametrize("text", ["Tom a chuchoté.", "Tom a des chats.", "Tom et Marie ont dit.", "tom a dit.",
+                                  "Cela a dit.", "TOM a dit.",
                                   "Tom a dit « non ».", "TV a dit.", "elle a des chats.", "il est parti.", "il a fini.",
                                   "ils a dit.", "il ont dit.", "ville a dit.", "« il a dit »", ""])
 def test_anything_else_is_left_as_written(text):
@@ -53,9 +54,11 @@ def test_each_simple_past_is_a_word_and_plural_ends_in_rent():
     assert all(one.isalpha() and many.endswith("rent") for one, many in SIMPLE_PAST.values())
 
 
-def test_requoted_inverts_a_clause_that_goes_on_after_a_quote():
+def test_requoted_inverts_a_clause_that_goes_on_after_a_quote_and_one_inside_a_sentence():
     assert requoted("Elle a demandé.", Quotes(continues=True)) == "demanda-t-elle."
     assert requoted("Elle a demandé.", Quotes()) == "Elle a demandé."  # a sentence of its own
+    assert requoted("Viens ici, elle a dit.", Quotes(opens=True, capitals=())) != "« Viens ici, dit-elle."
+    assert requoted("« viens ici, » elle a dit.", Quotes(capitals=(True,))) == "« Viens ici », dit-elle."
 
 
 def part(text: str) -> Translation:
@@ -64,11 +67,14 @@ def part(text: str) -> Translation:
 
 
 @pytest.mark.parametrize("texts, line", [
-    (["« Viens ici », elle a dit."], "« Viens ici », dit-elle."),
     (["« Où allez-vous ? »", "Tom a demandé."], "« Où allez-vous ? » demanda Tom."),
-    (["« Où ? »", "Elle a demandé."], "« Où ? » demanda-t-elle."),
-    (["« Viens ici, elle a dit."], "« Viens ici, elle a dit."),  # no quote's end before it
-    (["« Il est parti. »", "Tom a dit non."], "« Il est parti. » Tom a dit non."),  # after a full stop: a sentence
+    (["« Où ? »", "Elle a demandé."], "« Où ? » demanda-t-elle."), (["« Arrête ! »", "Il a crié !"],
+                                                                  "« Arrête ! » cria-t-il !"),
+    (["« Il est parti. »", "Tom a dit."], "« Il est parti. » Tom a dit."),  # after a full stop: a sentence
+    # A sentence of its own that does more than report speech is left.
+    (["« Arrête ! »", "Il a sauté."], "« Arrête ! » Il a sauté."),
+    (["« Où ? »", "Elle a commencé à pleurer."], "« Où ? » Elle a commencé à pleurer."),
+    (["Elle a demandé « Pourquoi ? »", "Tom a dit non."], "Elle a demandé « Pourquoi ? » Tom a dit non."),
 ])
-def test_a_line_writes_each_clause_after_a_quotes_end_verb_first_across_its_sentences(texts, line):
+def test_a_clause_of_speech_alone_after_a_sentence_a_quote_ends_is_written_verb_first(texts, line):
     assert joined("", [part(text) for text in texts]).text == line

@@ -5,9 +5,8 @@ import pytest
 import torch
 from breame.data.spelling_constants import BRITISH_ENGLISH_SPELLINGS
 
-from attention_lab.evaluation.report import british
 from attention_lab.inference.reading import read_lines
-from attention_lab.inference.spelling import AMERICAN, KEPT, american
+from attention_lab.inference.spelling import AMERICAN, KEPT, american, respelt
 from attention_lab.inference.translator import Translator
 from test_contractions import Letters
 
@@ -17,7 +16,8 @@ torch.set_num_threads(1)
 @pytest.mark.parametrize("typed, read", [
     ("What's your favourite colour?", "What's your favorite color?"), ("Colour me in.", "Color me in."),
     ("The neighbours' dog and the neighbour's cat.", "The neighbors' dog and the neighbor's cat."),
-    ("A colour-blind man travelled far.", "A color-blind man traveled far."),
+    ("A colour-blind man travelled far.", "A color-blind man traveled far."), ("🐱 Colour it.", "🐱 Color it."),
+    ("favourite/colour", "favorite/color"),
     ('"Favourite?" he asked.', '"Favorite?" he asked.'), ("I realised, apologised and left.",
                                                            "I realized, apologized and left."),
 ])
@@ -27,7 +27,8 @@ def test_a_british_spelling_is_read_the_american_way_in_its_casing(typed, read):
 
 @pytest.mark.parametrize("typed", [
     "I met Mr Grey.", "We saw the Louvre.", "The buses are late.", "Her judgement is sound.",
-    "See www.colour.com or colour.com.", "Write to me@colour.uk now.", "It is in /colour now.",
+    "See www.colour.com or colour.com.", "Write to me@colour.uk now.", "Read https://example.com/favourite-colours.",
+    "Mail colour-team@example.com.", "See my-favourite-colour.org now.", "Go to www.example.com/?q=colour now.",
     "What's your favorite color?", "He said COLOUR.", "Ask Colour Ltd.",
 ])
 def test_names_addresses_american_and_kept_forms_are_left_as_typed(typed):
@@ -41,10 +42,10 @@ def test_kept_forms_are_breames_and_no_american_form_is_read_again():
 
 
 @pytest.mark.parametrize("written", ["My favorite color is gray.", "Neighbors traveled; TV color, Mr Gray.",
-                                     "Program the center's meters."])
-def test_what_evaluate_types_british_the_reading_gives_back(written):
-    typed = british(written)
-    assert typed != written and american(typed) == written
+                                     "Program the center's meters.", "🐱 Color it gray."])
+def test_the_british_spelling_of_what_the_reading_knows_is_read_back(written):
+    british = respelt(written, {american: british for british, american in AMERICAN.items()})
+    assert british != written and american(british) == written
 
 
 def test_a_line_typed_in_capitals_is_read_the_american_way_too():

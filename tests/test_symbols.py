@@ -152,6 +152,11 @@ def test_a_run_after_a_clauses_mark_goes_after_the_outputs_mark_not_where_attent
     assert place([Carried("🐱", 1, True, False)]) == "je sais 🐱 pas, dit-il ."  # spaced: by attention
     without_mark = ["je", "sais", "pas", "dit-il", "."]
     assert place([Carried("»", 1, True, True)], pieces=without_mark) == "je sais» pas dit-il ."
+    # Never past the next source word's output word: "il" (of "he") comes before the next comma.
+    attention = np.array([[.9, 0, 0, 0, 0, .1], [0, .9, 0, 0, 0, .1], [0, 0, .9, 0, 0, .1], [0, 0, 0, .9, 0, .1],
+                          [0, 0, 0, 0, .9, .1], [0, 0, 0, 0, 0, 1]])  # (T, S)
+    assert put_back([Carried("»", 1, True, True)], "i know, he said, ok", ["je", "sais", "il", "dit,", "ok"],
+                    attention, codec, codec) == "je sais» il dit, ok"
 
 
 def test_a_minus_sign_goes_back_against_its_number_wherever_attention_points():

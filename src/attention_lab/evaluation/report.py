@@ -1,7 +1,7 @@
 """Test-split scoring: corpus BLEU/chrF and number fidelity for greedy and beam search, BLEU and
 length ratio by source length, speed, BLEU of the sources as people also type them (upper-cased, Title
-Case, lower-cased, without end marks, without apostrophes, spelt British), and d2l's own BLEU table
-(§10.7) on its four example sentences.
+Case, lower-cased, without end marks, without apostrophes), and d2l's own BLEU table (§10.7) on its four
+example sentences.
 
 Hypotheses are the translator's text and references the corpus' raw French, so scores compare
 across tokenizers (word or subword) and against any other system scored the same way.
@@ -27,8 +27,6 @@ from attention_lab.evaluation.bleu import (
     d2l_bleu,
     sentence_bleu,
 )
-from attention_lab.inference.casing import replaced_word
-from attention_lab.inference.spelling import AMERICAN, WORD
 from attention_lab.inference.translator import SearchParams, SourceTooLong, Translator
 
 
@@ -38,7 +36,7 @@ class EvaluateParams:
     length_buckets: tuple[int, ...] = (4, 6, 8, 10, 13)  # upper bounds of source-length buckets (words)
     max_sentences: int | None = param(None, ge=1)  # evaluate only the first N test sources
     # Greedy BLEU of the test sources as people also type them: upper-cased, in Title Case, lower-cased,
-    # without their end marks or apostrophes, spelt British (the translator reads each: inference/reading.py).
+    # without their end marks or apostrophes (the translator reads each: inference/reading.py).
     input_checks: bool = False
 
     def validate(self) -> None:
@@ -113,28 +111,13 @@ def without_apostrophes(text: str) -> str:
     return text.replace("'", "").replace("’", "")
 
 
-BRITISH = {american: british for british, american in reversed(AMERICAN.items())}  # the first British form of each
-
-
-def british(text: str) -> str:
-    """`text` as typed in Britain: each word the translator reads the American way (inference/spelling.py)
-    spelt British where it would read it back (not `Mr Gray`): `My favorite color.` -> `My favourite colour.`."""
-
-    def spelt(match: re.Match) -> str:
-        written = BRITISH.get(match.group().lower())
-        return match.group() if written is None else replaced_word(match.group(), written, text, match.start())
-
-    return WORD.sub(spelt, text)
-
-
 def input_scores(translator: Translator, sources: Sequence[str], refs: Sequence[Sequence[str]],
                  search: SearchParams) -> dict:
     """BLEU (case-insensitive, as `corpus_scores`) of the translations of `sources` upper-cased, in
-    Title Case, lower-cased, without their end marks, without apostrophes and spelt British, under `search`."""
+    Title Case, lower-cased, without their end marks and without apostrophes, under `search`."""
     scores = {}
     for name, typed in (("upper", str.upper), ("title", title_case), ("lower", str.lower),
-                        ("unpunctuated", without_end_mark), ("no_apostrophes", without_apostrophes),
-                        ("british", british)):
+                        ("unpunctuated", without_end_mark), ("no_apostrophes", without_apostrophes)):
         texts = [t.text for t in translator.translate([typed(s) for s in sources], search)]
         scores[f"{name}_bleu"] = corpus_scores(texts, refs)["bleu"]
     return scores

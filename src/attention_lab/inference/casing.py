@@ -80,13 +80,19 @@ def word_cased(word: str, pieces: Callable[[str], list]) -> str:
     return head + capital if core != capital and len(pieces(capital)) < len(pieces(core)) else lower
 
 
+def begins(sentence: str, start: int) -> bool:
+    """Whether the word at `start` begins `sentence`: nothing but marks and symbols before it."""
+    return not any(char.isalnum() for char in sentence[:start])
+
+
 def replaced_word(typed: str, written: str, sentence: str, start: int) -> str:
     """`written` in place of the word `typed` at `start` in `sentence`, a reading's (`dont` -> `don't`,
     `colour` -> `color`): as written where typed in small letters, capitalised where typed so at the
-    sentence's start; else `typed`, a name or an abbreviation (`Mr Grey`, `DONT`)."""
+    sentence's start (after marks or symbols at most: `🐱 Dont go.`); else `typed`, a name or an
+    abbreviation (`Mr Grey`, `DONT`)."""
     if typed.islower():
         return written
-    if typed[0].isupper() and typed[1:].islower() and not sentence[:start].strip(OPENERS + " "):
+    if typed[0].isupper() and typed[1:].islower() and begins(sentence, start):
         return written[0].upper() + written[1:]
     return typed
 

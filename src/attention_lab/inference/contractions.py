@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from attention_lab.inference.casing import OPENERS, replaced_word
+from attention_lab.inference.casing import begins, replaced_word
 
 _NOT = ("can", "don", "doesn", "didn", "isn", "aren", "wasn", "weren", "won", "couldn", "wouldn", "shouldn", "hasn",
         "haven", "hadn", "mustn", "needn", "ain")
@@ -41,7 +41,7 @@ def with_apostrophes(sentence: str, recased: bool = False) -> str:
 
     def restored(match: re.Match) -> str:
         typed = match.group()
-        if recased and typed.lower() in NAMES_TOO and sentence[: match.start()].strip(OPENERS + " "):
+        if recased and typed.lower() in NAMES_TOO and not begins(sentence, match.start()):
             return typed
         return replaced_word(typed, FORMS[typed.lower()], sentence, match.start())
 

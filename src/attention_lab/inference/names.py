@@ -41,18 +41,17 @@ def names_written(source: str, pieces: Sequence[str], attention: np.ndarray, src
     """The words of `tgt.join(pieces)` (split at spaces) to write as a name of `source`, by index.
     attention (T, S): a row per output piece (and `<eos>` when emitted), a column per source piece and
     one for `<eos>`."""
-    word_of = output_word_of(source, pieces, attention, src, tgt.join)
-    if word_of is None:
-        return {}
     typed = source.split()
     output = [_OUTPUT_WORD.fullmatch(word) for word in tgt.join(pieces).split()]
     written = {match["core"] for match in output if match}
+    names = {k: name for k, name in enumerate(map(_name, typed))
+             if name is not None and name not in written and not (k == 0 and name.lower() in words.source)}
+    word_of = output_word_of(source, pieces, attention, src, tgt.join) if names and output else None
+    if word_of is None:
+        return {}
     copied = {word.strip(_MARKS) for word in typed}  # an output word that is a source word was copied
     fixes: dict[int, str] = {}
-    for k, word in enumerate(typed):
-        name = _name(word)
-        if name is None or name in written or (k == 0 and name.lower() in words.source):
-            continue
+    for k, name in names.items():
         j = word_of(k)
         match = output[j]
         if match is None or j in fixes or match["core"] in copied:

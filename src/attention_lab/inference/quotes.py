@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from attention_lab.inference.reporting import verb_first
+from attention_lab.inference.reporting import after_quotes, verb_first
 
 OPENS = {"“": True, "”": False}  # a curly quote says which it is; a straight one, `"`, by what touches it
 GUILLEMETS = "«»"
@@ -101,11 +101,11 @@ def paired(text: str) -> bool:
 def requoted(translation: str, quotes: Quotes) -> str:
     """`translation` inside its sentence's edge guillemets, its own spaced the French way and capitalised
     where the English was; its own dropped where attention placed them out of turn or around no word
-    (`« Salut ». »`, `J'ai dit oui « ! »`); starting with a small letter where it goes on after a quote,
-    and then written verb first (inference/reporting.py: `elle a dit` -> `dit-elle`). The clauses after
-    a quote inside it are written so over its whole line (`joined`: `« Viens », dit-elle.`)."""
+    (`« Salut ». »`, `J'ai dit oui « ! »`); starting with a small letter where it goes on after a quote;
+    a reporting clause after a quote written verb first (inference/reporting.py: `« Viens », dit-elle.`,
+    `« Où est-ce ? » demanda-t-elle.`)."""
     text = _quoted(translation, quotes)
-    return verb_first(text) if quotes.continues else text
+    return after_quotes(verb_first(text) if quotes.continues else text)
 
 
 def _quoted(translation: str, quotes: Quotes) -> str:

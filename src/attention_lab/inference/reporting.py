@@ -10,12 +10,15 @@ participle is written with the verb first: in the simple past for the verbs of s
 `-é` (`a-t-il chuchoté`). A name (a capitalised word, or two joined by a hyphen) is put after a verb of
 speech in the simple past (`Tom a dit` -> `dit Tom`) and stays where the model put it before another
 participle. Any other clause (`elle a des chats`) or one that opens a quote of its own (`« Non », elle a
-dit « oui ».`) is left as written.
+dit « oui ».`) is left as written. A quote that ends in `?`, `!` or `…` ends its sentence, so a clause
+after it capitalised (`"Where?" Tom asked.`) is a sentence of its own: it is written verb first only when
+it is a clause of speech and nothing more (`« Où ? » demanda Tom.`, not `Il a sauté.` or `Tom a dit non.`).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 # A verb of speech's past participle -> its simple past, third person singular and plural.
 SIMPLE_PAST = {
@@ -25,22 +28,26 @@ SIMPLE_PAST = {
     "pensé": ("pensa", "pensèrent"), "déclaré": ("déclara", "déclarèrent"), "annoncé": ("annonça", "annoncèrent"),
 }
 CLAUSE = re.compile(r"\b(?P<subject>[Ii]l|[Ee]lle|[Ii]ls|[Ee]lles|[Oo]n) (?P<aux>a|ont) (?P<participle>\w+)\b")
-NAMED = re.compile(r"(?!(?:Il|Elle|On) )(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?) a (?P<participle>\w+)\b")
+NAMED = re.compile(r"(?P<name>[^\W\d_]+(?:-[^\W\d_]+)?) a (?P<participle>\w+)\b")
+NOT_NAMES = frozenset({"il", "elle", "on", "cela", "ceci", "ça", "personne", "tout", "rien", "chacun"})
+_END = re.compile(r"\s*[.!?…]*\s*")  # what may follow a clause that is a sentence of its own
 
 
-def verb_first(clause: str) -> str:
+def verb_first(clause: str, alone: bool = False) -> str:
     """`clause`, a reporting clause's translation, with a pronoun subject after the verb (`il a dit` ->
     `dit-il`), a name after a verb of speech (`Tom a dit` -> `dit Tom`); as written where it does not
-    begin with one, the perfect's auxiliary and a participle."""
+    begin with one, the perfect's auxiliary and a participle. `alone`: a sentence of its own, written
+    verb first only when it is a clause of speech and nothing more (`Tom a demandé.`)."""
     named = NAMED.match(clause)
-    if named and named["participle"] in SIMPLE_PAST and not _opens_a_quote(clause[named.end() :]):
+    if named and named["name"].istitle() and named["name"].lower() not in NOT_NAMES and \
+            named["participle"] in SIMPLE_PAST and _may_follow(clause[named.end() :], alone):
         return f"{SIMPLE_PAST[named['participle']][0]} {named['name']}{clause[named.end() :]}"
     match = CLAUSE.match(clause)
     if match is None or (match["aux"] == "ont") != match["subject"].lower().endswith("s"):
         return clause
-    if match["participle"] not in SIMPLE_PAST and not match["participle"].endswith("é"):
+    if match["participle"] not in SIMPLE_PAST and (alone or not match["participle"].endswith("é")):
         return clause  # `elle a des chats`: no perfect, no clause of speech
-    if _opens_a_quote(clause[match.end() :]):
+    if not _may_follow(clause[match.end() :], alone):
         return clause
     subject, plural = match["subject"].lower(), match["aux"] == "ont"
     if match["participle"] in SIMPLE_PAST:
@@ -51,9 +58,9 @@ def verb_first(clause: str) -> str:
     return inverted + clause[match.end() :]
 
 
-def _opens_a_quote(rest: str) -> bool:
+def _may_follow(rest: str, alone: bool) -> bool:
     # `elle a dit « oui »` opens a quote (one between two has a comma: `« Un », dit-il, « deux »`)
-    return rest.lstrip(" :").startswith("«")
+    return _END.fullmatch(rest) is not None if alone else not rest.lstrip(" :").startswith("«")
 
 
 _AFTER_QUOTE = re.compile(r"(?<=», )|(?<=[!?…] » )")  # where a clause after a quote's end begins
@@ -65,3 +72,10 @@ def after_quotes(text: str) -> str:
     for match in reversed(list(_AFTER_QUOTE.finditer(text))):
         text = text[: match.start()] + verb_first(text[match.start() :])
     return text
+
+
+def after_quoted_sentences(texts: Sequence[str]) -> list[str]:
+    """The translations `texts` of a line's sentences, each that follows a quote's end (`« Où ? »`) and
+    is a clause of speech alone (`Tom a demandé.`) written verb first (`demanda Tom.`)."""
+    return [verb_first(text, alone=True) if k and re.search(r"[!?…] »$", texts[k - 1]) else text
+            for k, text in enumerate(texts)]

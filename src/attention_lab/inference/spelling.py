@@ -19,6 +19,7 @@ import re
 from breame.data.spelling_constants import BRITISH_ENGLISH_SPELLINGS
 
 from attention_lab.inference.casing import replaced_word
+from attention_lab.inference.symbols import VERBATIM
 
 # British forms the corpus's English writes at least as often as their American ones (times British, American).
 KEPT = frozenset({
@@ -29,15 +30,24 @@ KEPT = frozenset({
     "capitalised", "encyclopaedia", "likeable", "omelette", "remodelling", "symbolises",  # once each, as the American
 })
 AMERICAN = {british: american for british, american in BRITISH_ENGLISH_SPELLINGS.items() if british not in KEPT}
-# A whole word, hyphenated or before `'s`, not part of an address or a file's name (`colour.com`, `/colour`).
-WORD = re.compile(r"(?<![\w@./])[A-Za-z]+(?![\w@]|\.\w)")
+WORD = re.compile(r"(?<![\w@])[A-Za-z]+(?![\w@])")  # a whole word, hyphenated or before `'s` too
+
+
+def respelt(sentence: str, forms: dict[str, str]) -> str:
+    """`sentence` with each word that is a key of `forms` (in small letters) written as its value, in its
+    casing (`casing.replaced_word`); text carried as typed (an address: `colour.com`, `example.com/colour`,
+    inference/symbols.py) is left."""
+    kept = [match.span() for match in VERBATIM.finditer(sentence)]
+
+    def read(match: re.Match) -> str:
+        written = forms.get(match.group().lower())
+        if written is None or any(start < match.end() and match.start() < end for start, end in kept):
+            return match.group()
+        return replaced_word(match.group(), written, sentence, match.start())
+
+    return WORD.sub(read, sentence)
 
 
 def american(sentence: str) -> str:
     """`sentence` with each British spelling (`AMERICAN`) written the American way, in its casing."""
-
-    def read(match: re.Match) -> str:
-        written = AMERICAN.get(match.group().lower())
-        return match.group() if written is None else replaced_word(match.group(), written, sentence, match.start())
-
-    return WORD.sub(read, sentence)
+    return respelt(sentence, AMERICAN)

@@ -27,7 +27,10 @@ Where it goes back (W = the words of the translation, split at spaces):
 - a run touching a word (`Łódź`, `cats🐱`, `Tom♥Mary`): touching that word's output word, on the same side
   (the word before it when it touches two);
 - a run between a word and punctuation (`cat 🐱.`): after the output word of the word before it, before
-  that output word's punctuation.
+  that output word's punctuation;
+- a run touching a word that ends in `,`, `;` or `:` from after (a closing quote, `know,"`): after the
+  first output word from that word's on that ends in the same mark, before the next source word's output
+  word (`« Je ne sais pas »,`, not `« Je ne sais » pas,`).
 The output word of a source word is that of the output piece whose attention (the (T, S) average) sums
 most over the word's pieces; when the pieces of the words cannot be told apart it goes by relative
 position. A run touching the start of a number (a minus sign) goes against the output word that begins
@@ -189,8 +192,10 @@ def put_back(carried: Sequence[Carried], source: str, pieces: Sequence[str], att
             mark = source_text_words[run.word][-1]
             if run.after and run.attached and mark in ",;:":
                 # After a clause's mark (`"I don't know," Tom said.`): after the output's, not inside the
-                # clause where attention points (`« Je ne sais » pas, Tom a dit.`).
-                target = next((i for i in range(target, len(words)) if words[i].endswith(mark)), target)
+                # clause where attention points (`« Je ne sais » pas, Tom a dit.`); before the next source
+                # word's output word, so never into another clause.
+                stop = word_of(run.word + 1) if run.word + 1 < len(source_text_words) else len(words)
+                target = next((i for i in range(target, stop) if words[i].endswith(mark)), target)
         else:
             target = round(run.word / max(len(source_text_words) - 1, 1) * (len(words) - 1))
         slots.setdefault((min(target, len(words) - 1), run.after, run.attached), []).append(run.text)

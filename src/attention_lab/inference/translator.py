@@ -30,7 +30,7 @@ from attention_lab.inference.number_forms import french_numbers
 from attention_lab.inference.quotes import read, requoted
 from attention_lab.inference.reading import Sentence, read_lines
 from attention_lab.inference.search import run_search
-from attention_lab.inference.reporting import after_quotes
+from attention_lab.inference.reporting import after_quoted_sentences
 from attention_lab.inference.search_steps import output_limits
 from attention_lab.inference.sentences import block_diagonal
 from attention_lab.inference.symbols import put_back
@@ -96,10 +96,10 @@ class Translation:
 
 def joined(source: str, parts: Sequence[Translation]) -> Translation:
     """The translations of a line's sentences as the line's (inference/sentences.py): lists in
-    sentence order, texts joined by a space, each reporting clause after a quote's end written verb first
-    (inference/reporting.py: `« Viens », dit-elle.`, and `« Où ? » demanda Tom.` after a sentence that
-    a quote ends), scores summed, attention block-diagonal."""
-    text = after_quotes(" ".join(t.text for t in parts if t.text))
+    sentence order, texts joined by a space (a clause of speech alone after a sentence that a quote ends
+    written verb first: `« Où ? » demanda Tom.`, inference/reporting.py), scores summed, attention
+    block-diagonal."""
+    text = " ".join(after_quoted_sentences([t.text for t in parts if t.text]))
     return Translation(
         source=source, src_pieces=[p for t in parts for p in t.src_pieces], pieces=[p for t in parts for p in t.pieces],
         output_labels=[p for t in parts for p in t.output_labels], text=text,
