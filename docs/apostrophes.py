@@ -8,11 +8,8 @@ written; BLEU as `evaluate` scores it. Then a few typed lines, beam 8.
 
 import sys
 
-from attention_lab.data.splits import load_split, references
-from attention_lab.inference import reading
 from attention_lab.inference.contractions import WORD
-from attention_lab.inference.translator import Translator
-from typed_lines import as_typed, scored, side_by_side  # docs/typed_lines.py
+from typed_lines import measured  # docs/typed_lines.py
 
 TYPED = ("i cant swim", "I dont know.", "Im tired.", "He doesnt like it.", "Youre late!", "Thats not fair.",
          "We havent eaten yet.", "She isnt here.", "I wont tell anyone.", "Tom didnt come.", "Whats your name?",
@@ -20,15 +17,8 @@ TYPED = ("i cant swim", "I dont know.", "Im tired.", "He doesnt like it.", "Your
 
 
 def main(model: str, splits: str) -> None:
-    translator = Translator.load(model, "cpu")
-    refs = references(load_split(splits, "valid"))
-    sources = [s for s in refs.index if WORD.search(s.replace("'", "").replace("’", ""))]
-    print(f"valid sources with a contraction read back: {len(sources)} of {len(refs)}")
-    dropped, read = [s.replace("'", "") for s in sources], reading.with_apostrophes
-    variants = [("as written", sources, read), ("apostrophes dropped, read back", dropped, read),
-                ("apostrophes dropped, as typed", dropped, as_typed)]
-    scored(translator, "with_apostrophes", variants, [list(refs[s]) for s in sources])
-    print(side_by_side(translator, "with_apostrophes", read, TYPED))
+    measured(model, splits, "with_apostrophes", lambda s: WORD.search(s.replace("'", "").replace("’", "")),
+             lambda s: s.replace("'", ""), ("with a contraction read back", "apostrophes dropped"), TYPED)
 
 
 if __name__ == "__main__":

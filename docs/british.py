@@ -8,11 +8,8 @@ a few typed lines, beam 8.
 
 import sys
 
-from attention_lab.data.splits import load_split, references
-from attention_lab.inference import reading
 from attention_lab.inference.spelling import AMERICAN, respelt
-from attention_lab.inference.translator import Translator
-from typed_lines import as_typed, scored, side_by_side  # docs/typed_lines.py
+from typed_lines import measured  # docs/typed_lines.py
 
 BRITISH = {american: british for british, american in reversed(AMERICAN.items())}  # the first British form of each
 TYPED = ("What's your favourite colour?", "I realise that I was wrong.", "The theatre is closed today.",
@@ -23,15 +20,8 @@ TYPED = ("What's your favourite colour?", "I realise that I was wrong.", "The th
 
 
 def main(model: str, splits: str) -> None:
-    translator = Translator.load(model, "cpu")
-    refs = references(load_split(splits, "valid"))
-    sources = [s for s in refs.index if respelt(s, BRITISH) != s]
-    print(f"valid sources with a word whose British spelling is read back: {len(sources)} of {len(refs)}")
-    typed, read = [respelt(s, BRITISH) for s in sources], reading.american
-    variants = [("as written", sources, read), ("typed British, read back", typed, read),
-                ("typed British, as typed", typed, as_typed)]
-    scored(translator, "american", variants, [list(refs[s]) for s in sources])
-    print(side_by_side(translator, "american", read, TYPED))
+    measured(model, splits, "american", lambda s: respelt(s, BRITISH) != s, lambda s: respelt(s, BRITISH),
+             ("with a word whose British spelling is read back", "typed British"), TYPED)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from collections.abc import Callable, Sequence
 
+from attention_lab.data.splits import load_split, references
 from attention_lab.evaluation.bleu import corpus_scores
 from attention_lab.inference import reading
 from attention_lab.inference.translator import SearchParams, Translator
@@ -62,6 +63,22 @@ def side_by_side(translator: Translator, name: str, read: Callable, lines: Seque
     setattr(reading, name, read)
     after = translator.translate(lines)
     return table(list(lines), [t.text for t in before], [t.text for t in after], ("without the reading", "with it"))
+
+
+def measured(model: str, splits: str, name: str, chosen: Callable[[str], bool], typed: Callable[[str], str],
+             what: tuple[str, str], lines: Sequence[str]) -> None:
+    """Prints the scores (`scored`) of the valid sources `chosen` picks (`what[0]` says which) as written,
+    `typed` (`what[1]` says how) and read back by inference/reading.py's `name`, and typed and read as
+    typed; then the table of `lines` without the reading and with it (`side_by_side`)."""
+    translator = Translator.load(model, "cpu")
+    refs = references(load_split(splits, "valid"))
+    sources = [s for s in refs.index if chosen(s)]
+    print(f"valid sources {what[0]}: {len(sources)} of {len(refs)}")
+    read, retyped = getattr(reading, name), [typed(s) for s in sources]
+    variants = [("as written", sources, read), (f"{what[1]}, read back", retyped, read),
+                (f"{what[1]}, as typed", retyped, as_typed)]
+    scored(translator, name, variants, [list(refs[s]) for s in sources])
+    print(side_by_side(translator, name, read, lines))
 
 
 def main(model: str, before: str, after: str) -> None:
