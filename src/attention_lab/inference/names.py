@@ -24,11 +24,12 @@ import numpy as np
 
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.data.tokenizer import Codec
-from attention_lab.inference.symbols import output_word_of
+from attention_lab.inference.casing import OPENERS
+from attention_lab.inference.symbols import CLOSING, output_word_of
 
 LIKENESS = 0.5
 _OUTPUT_WORD = re.compile(r"(?P<head>(?:[^\W\d_]')?)(?P<core>[^\W\d_]+)(?P<tail>\W*)")  # `d'Dégo,`
-_MARKS = "\"'«»“”‘’()[]{}.,;:!?…"
+_MARKS = OPENERS + CLOSING + "”’"  # around a source word: `"Diego,"`, `(Diego)`
 
 
 def _name(word: str) -> str | None:

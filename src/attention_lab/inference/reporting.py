@@ -63,7 +63,8 @@ def _may_follow(rest: str, alone: bool) -> bool:
     return _END.fullmatch(rest) is not None if alone else not rest.lstrip(" :").startswith("«")
 
 
-_AFTER_QUOTE = re.compile(r"(?<=», )|(?<=[!?…] » )")  # where a clause after a quote's end begins
+_ENDS_SENTENCE = "[!?…] »"  # a quote that ends its sentence (a full stop inside ends the clause too)
+_AFTER_QUOTE = re.compile(rf"(?<=», )|(?<={_ENDS_SENTENCE} )")  # where a clause after a quote's end begins
 
 
 def after_quotes(text: str) -> str:
@@ -77,5 +78,5 @@ def after_quotes(text: str) -> str:
 def after_quoted_sentences(texts: Sequence[str]) -> list[str]:
     """The translations `texts` of a line's sentences, each that follows a quote's end (`« Où ? »`) and
     is a clause of speech alone (`Tom a demandé.`) written verb first (`demanda Tom.`)."""
-    return [verb_first(text, alone=True) if k and re.search(r"[!?…] »$", texts[k - 1]) else text
+    return [verb_first(text, alone=True) if k and re.search(f"{_ENDS_SENTENCE}$", texts[k - 1]) else text
             for k, text in enumerate(texts)]
