@@ -33,7 +33,7 @@ def fixes(source: str, output: str) -> dict[int, str]:
     ("where is Diego ?", "où est Dégo ?", {2: "Diego"}),
     ("where is Diego's ?", "où est d'Dégo, ?", {2: "d'Diego,"}),  # elision and marks stay; a possessive's name
     ("Diego left .", "Dégo gauche .", {0: "Diego"}),  # a first word that is no word of the corpus: a name
-    ("where is Jones ?", "où est juonie ?", {2: "Jones"}),
+    ("where is Jones ?", "où est juonie ?", {2: "Jones"}), ("where is «Diego»", "où est Dégo", {2: "Diego"}),
 ])
 def test_a_garbled_name_is_written_as_typed(source, output, fixed):
     assert fixes(source, output) == fixed
