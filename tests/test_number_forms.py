@@ -4,7 +4,7 @@ written with a dot is read as the corpus writes times."""
 import pytest
 import torch
 
-from attention_lab.inference.number_forms import ENGLISH, french_form, french_numbers, read_times
+from attention_lab.inference.number_forms import ENGLISH, french_form, french_numbers, french_ordinals, read_times
 from attention_lab.inference.translator import Translator, as_written
 
 torch.set_num_threads(1)
@@ -70,6 +70,26 @@ def test_a_decimal_is_no_time(sentence):
 
 def test_as_written_recases_then_writes_numbers_the_french_way():
     assert as_written("ça coûte 2.5 dollars.", "It costs 2.5 dollars.", "upper") == "ÇA COÛTE 2,5 DOLLARS."
+
+
+@pytest.mark.parametrize("output, expected", [
+    ("Il habite au 4ième étage.", "Il habite au 4e étage."), ("le 2ème", "le 2e"), ("les 3èmes places", "les 3es places"),
+    ("la 1ère fois", "la 1re fois"), ("la 1ière fois", "la 1re fois"), ("au 1ier étage", "au 1er étage"),
+    ("C'est le 1 septembre.", "C'est le 1er septembre."), ("Le 1 Mai", "Le 1er Mai"),
+    ("le 1 mai 2020 et le 11 mai", "le 1er mai 2020 et le 11 mai"),
+])
+def test_french_ordinals_abbreviates_as_the_corpus_does(output, expected):
+    assert french_ordinals(output) == expected
+
+
+@pytest.mark.parametrize("output", ["Il a fini 13e.", "le 1er mai", "le 21 septembre", "dans 1 heure", "il y a 1 mois",
+                                    "le 11 mai", "le fichier v2ème", "1,1 mai", "https://example.com/1ère"])
+def test_french_ordinals_leaves_the_rest_as_written(output):
+    assert french_ordinals(output) == output
+
+
+def test_as_written_abbreviates_ordinals_before_recasing():
+    assert as_written("il habite au 4ième étage.", "HE LIVES ON THE 4TH FLOOR.", "upper") == "IL HABITE AU 4E ÉTAGE."
 
 
 def test_the_translator_reads_a_time_with_a_dot_as_one_with_a_colon(trained_model):

@@ -20,6 +20,10 @@ learnt times as `10:30`, reads it so where the hour and minutes are a time's, af
 `tomorrow`): `I go to bed at 10.30.` reads `I go to bed at 10:30.`, and comes back as `à 10 h 30`.
 `It sold at 10.30 dollars.` and `It is at 0.50 and rising.` keep their decimal; `I sold it at 2.50.`
 reads as a time, as `at 10.30.` does: nothing in the sentence tells them apart.
+
+An ordinal in digits ends as French abbreviates it, and as the corpus's French does (10 times `e`, 3
+times `er`, no other ending): `4e`, `1er`, `1re`. The model also wrote `4ième` and `2ème`, and the first
+of a month as `1` (`le 1 septembre`), which French writes `1er`.
 """
 
 from __future__ import annotations
@@ -44,6 +48,11 @@ TIME = re.compile(rf"""
     (?=[.!?,;:]?$|[,;:!?]|\.\ |\ (?i:{_TIME_WORDS})(?!\w))
 """, re.VERBOSE)
 
+_MONTHS = "janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre"
+ORDINAL = re.compile(r"(?<![\w.,/])(?:(?P<first>1)(?P<first_ending>i?[eè]re|ier)|(?P<number>[0-9]+)i?[eè]me)"
+                     r"(?P<plural>s?)\b")
+FIRST_OF_MONTH = re.compile(rf"(?<![\w.,/])1(?= (?i:{_MONTHS})\b)")
+
 
 def read_times(sentence: str) -> str:
     """`sentence` with each time written with a dot (`at 10.30`) written with a colon, as the corpus does."""
@@ -54,6 +63,16 @@ def french_form(number: str) -> str:
     """An English number (`ENGLISH`) as French writes it: `1,299.99` -> `1 299,99`, `2.5` -> `2,5`."""
     whole, _, fraction = number.partition(".")
     return whole.replace(",", " ") + (f",{fraction}" if fraction else "")
+
+
+def french_ordinals(translation: str) -> str:
+    """`translation` with its ordinals in digits abbreviated as French does (`ORDINAL`), and the first of
+    a month written `1er`."""
+    def abbreviated(match: re.Match) -> str:
+        ending = ("re" if match["first_ending"] != "ier" else "er") if match["first"] else "e"
+        return (match["first"] or match["number"]) + ending + match["plural"]
+
+    return FIRST_OF_MONTH.sub("1er", ORDINAL.sub(abbreviated, translation))
 
 
 def french_numbers(translation: str, source: str) -> str:

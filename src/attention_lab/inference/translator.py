@@ -26,7 +26,7 @@ from attention_lab.inference.end_mark import with_run
 from attention_lab.inference.model_file import LoadedModel, load_model
 from attention_lab.inference.names import names_written, renamed
 from attention_lab.inference.number_constraint import NumberConstraint
-from attention_lab.inference.number_forms import french_numbers
+from attention_lab.inference.number_forms import french_numbers, french_ordinals
 from attention_lab.inference.quotes import read, requoted
 from attention_lab.inference.reading import Sentence, read_lines
 from attention_lab.inference.search import run_search
@@ -111,8 +111,9 @@ def joined(source: str, parts: Sequence[Translation]) -> Translation:
 
 def as_written(output: str, source: str, source_casing: Casing, names: dict[int, str] | None = None) -> str:
     """The model's `output` for `source` with the garbled names `names` written as typed (inference/names.py),
-    in the source's casing (inference/casing.py), its numbers in French form (inference/number_forms.py)."""
-    return french_numbers(recased(renamed(output, names or {}), source_casing), source)
+    its ordinals as French abbreviates them, in the source's casing (inference/casing.py), its numbers in
+    French form (inference/number_forms.py)."""
+    return french_numbers(recased(french_ordinals(renamed(output, names or {})), source_casing), source)
 
 
 def replace_unknown(pieces: list[str], attention: np.ndarray, surface: list[str]) -> list[str]:
