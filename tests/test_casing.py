@@ -58,6 +58,8 @@ def test_sentence_casing_keeps_i_and_the_names_the_model_knows_capitalised():
     assert sentence_cased("MR. SMITH AND DR JONES ARE HERE.", pieces) == "Mr. Smith and Dr Jones are here."
     assert sentence_cased("i met mrs. brown.", pieces, keep_capitals=True) == "I met Mrs. Brown."
     assert sentence_cased("I MISS YOU, MS. LEE.", pieces) == "I miss you, Ms. Lee."
+    # ... but `and` or `or` after a title is no name (a couple, or a choice of titles).
+    assert sentence_cased("MR. AND MRS. SMITH OR MR & MRS JONES.", pieces) == "Mr. and Mrs. Smith or Mr & Mrs Jones."
     # An address is carried as typed, in any casing (inference/symbols.py).
     assert sentence_cased("WRITE TO TOM@EXAMPLE.COM OR SEE WWW.EXAMPLE.COM/ReadMe.", pieces) == \
         "Write to TOM@EXAMPLE.COM or see WWW.EXAMPLE.COM/ReadMe."
