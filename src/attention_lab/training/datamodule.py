@@ -16,6 +16,7 @@ from attention_lab.config import param
 from attention_lab.data.archive import CorpusError
 from attention_lab.data.batching import TokenBatchSampler, collate_pairs
 from attention_lab.data.calendar_augmentation import calendar_pairs
+from attention_lab.data.date_augmentation import date_pairs
 from attention_lab.data.concatenation import concatenated_pairs
 from attention_lab.data.name_augmentation import name_pairs
 from attention_lab.data.number_augmentation import number_pairs
@@ -49,6 +50,9 @@ class DataParams:
     # Calendar augmentation (data/calendar_augmentation.py): this fraction of the train pairs again, each
     # a train pair naming a weekday or month on both sides, with others in their places; 0 = off. Train only.
     calendar_fraction: float = param(0.0, ge=0, le=1)
+    # Date augmentation (data/date_augmentation.py): this fraction of the train pairs again, each a train
+    # pair dating a day, or naming a month, on both sides, given another date written another way; 0 = off.
+    date_fraction: float = param(0.0, ge=0, le=1)
     # Title augmentation (data/title_augmentation.py): this fraction of the train pairs again, each a train
     # pair naming Tom, John or Mary on both sides, given a title and a made-up surname; 0 = off. Train only.
     title_fraction: float = param(0.0, ge=0, le=1)
@@ -77,7 +81,8 @@ class TranslationDataModule(pl.LightningDataModule):
     """Encoded train/valid splits from the split and train_tokenizer stages; the train pairs are
     followed by the joined pairs of `concat_fraction`, the renumbered pairs of `number_fraction` and
     the renamed pairs of `name_fraction`, the pairs with other weekdays and months of
-    `calendar_fraction` and the titled pairs of `title_fraction` (all seeded by `seed`).
+    `calendar_fraction`, the redated pairs of `date_fraction` and the titled pairs of `title_fraction`
+    (all seeded by `seed`).
 
     Validation has two loaders: (0) a seeded sample of `val_loss_size` valid pairs, for loss and
     perplexity; (1) a seeded sample of `val_bleu_size` distinct valid sources with all their
@@ -100,12 +105,13 @@ class TranslationDataModule(pl.LightningDataModule):
         src, tgt = self.tokenizer.src, self.tokenizer.tgt
         # Augmentations are made here, not in the split stage: the splits and the tokenizer stay the
         # corpus's own sentences, and trying other settings retrains without re-splitting. Numbers, names,
-        # weekdays, months and people are replaced in the text, before encoding; pairs are joined as ids, from the
-        # corpus's pairs.
+        # weekdays, months, dates and people are replaced in the text, before encoding; pairs are joined as
+        # ids, from the corpus's pairs.
         text_pairs = list(zip(frames["train"]["src"], frames["train"]["tgt"]))
         replaced = (number_pairs(text_pairs, self.params.number_fraction, self.seed)
                     + name_pairs(text_pairs, self.params.name_fraction, self.seed)
                     + calendar_pairs(text_pairs, self.params.calendar_fraction, self.seed)
+                    + date_pairs(text_pairs, self.params.date_fraction, self.seed)
                     + title_pairs(text_pairs, self.params.title_fraction, self.seed))
         self.train_pairs, self.valid_pairs = (
             list(zip(src.encode_all(list(f["src"])), tgt.encode_all(list(f["tgt"])))) for f in frames.values())

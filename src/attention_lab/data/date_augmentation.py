@@ -1,0 +1,114 @@
+"""Date augmentation: training pairs whose date is replaced by another, written each of the ways English
+writes one, the same date on both sides (`I'll come on May 23rd.` / `Je viendrai le 23 mai.` becomes
+`I'll come on the 5th of November.` / `Je viendrai le 5 novembre.`).
+
+The corpus dates a day in a few dozen of its 150,318 train pairs, most of them `October 20th`, and in
+one way or two: `May 23rd` or `June 4, 1974`. A model learns those and drops the rest: `My birthday is
+on May 5.` came out as `Mon anniversaire, je l'ai 5.`, and `Can you come on the 9th of April?` as
+`Peux-tu venir à la 9ième avril ?` Pairs with other days of other months, written `May 5`, `May 5th`,
+`the 5th of May` or, as British English writes it, `5 May` and `5th May`, teach that each is `le 5 mai`
+(`le 1er mai` on the first).
+
+A pair qualifies when its English side writes one date, a month and its day in digits, and its French
+side the same day of the same month, in digits, and neither another. There are 30 in the train split,
+so a month alone stands in too (65 pairs): `in May` / `en mai` becomes `on May 5` / `le 5 mai`, with
+the sentence around it as it was. A year after the date stays (`on 5 May 1990`, as British English
+writes it, has no comma). Made from text, before encoding, as the renamed pairs are.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+
+import numpy as np
+
+from attention_lab.data.drawn_pairs import TextPair, drawn_pairs
+
+DATES_STREAM = 53  # with the seed, this augmentation's random stream
+MONTHS = (("January", "janvier"), ("February", "février"), ("March", "mars"), ("April", "avril"), ("May", "mai"),
+          ("June", "juin"), ("July", "juillet"), ("August", "août"), ("September", "septembre"),
+          ("October", "octobre"), ("November", "novembre"), ("December", "décembre"))
+_ENGLISH_MONTH = "|".join(english for english, _ in MONTHS)
+_FRENCH_MONTH = "|".join(french for _, french in MONTHS)
+_DAY = r"(?:[1-9]|[12][0-9]|3[01])"
+_ORDINAL = r"(?:st|nd|rd|th)"
+# A day of a month, month first or day first (`May 5`, `May 5th`, `the 5th of May`, `5 May`, `5th May`);
+# not `May 5.5`, `May 50` or `May 5:30`.
+ENGLISH_DATE = re.compile(rf"""\b(?:
+    (?P<month>{_ENGLISH_MONTH})\ (?P<day>{_DAY}){_ORDINAL}?
+  | the\ (?P<day_of>{_DAY}){_ORDINAL}\ of\ (?P<month_of>{_ENGLISH_MONTH})
+  | (?P<day_first>{_DAY}){_ORDINAL}?\ (?P<month_after>{_ENGLISH_MONTH})
+)\b(?![.:,][0-9])""", re.VERBOSE)
+FRENCH_DATE = re.compile(rf"\b(?P<day>1er|{_DAY}) (?P<month>{_FRENCH_MONTH})\b(?![.:,][0-9])", re.IGNORECASE)
+ANY_MONTH = re.compile(rf"\b(?:{_ENGLISH_MONTH}|{_FRENCH_MONTH})\b", re.IGNORECASE)
+MONTH_NUMBER = {name.lower(): number for number, pair in enumerate(MONTHS, 1) for name in pair}
+# A month alone, which a date may stand in for: `in May` / `en mai` becomes `on May 5` / `le 5 mai`.
+ENGLISH_MONTH = re.compile(rf"\b(?P<preposition>[Ii]n) (?P<month>{_ENGLISH_MONTH})\b(?! [0-9])")
+FRENCH_MONTH = re.compile(rf"\b(?P<preposition>[Ee]n) (?P<month>{_FRENCH_MONTH})\b(?! [0-9])")
+FORMS = ("{month} {day}", "{month} {day}{ordinal}", "the {day}{ordinal} of {month}", "{day} {month}",
+         "{day}{ordinal} {month}")
+YEAR_AFTER = re.compile(r"^, (?=[0-9]{4}\b)")  # `May 5, 1990`; British writes `5 May 1990`
+
+
+def ordinal(day: int) -> str:
+    """English's ordinal ending for `day`: 1st, 2nd, 3rd, 4th, 11th, 21st."""
+    return "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+
+
+def french_day(day: int) -> str:
+    """The day of a date as French writes it in digits: `1er`, `2`, `31`."""
+    return "1er" if day == 1 else str(day)
+
+
+def month_of(match: re.Match[str]) -> int:
+    """The month an `ENGLISH_MONTH` or `FRENCH_MONTH` match names, 1 to 12."""
+    return MONTH_NUMBER[match["month"].lower()]
+
+
+def month_and_day(match: re.Match[str]) -> tuple[int, int]:
+    """The (month, day) an `ENGLISH_DATE` or `FRENCH_DATE` match names."""
+    groups = {name: value for name, value in match.groupdict().items() if value}
+    month = groups.get("month") or groups.get("month_of") or groups["month_after"]
+    day = groups.get("day") or groups.get("day_of") or groups["day_first"]
+    return MONTH_NUMBER[month.lower()], 1 if day == "1er" else int(day)
+
+
+def dated(source: str, target: str) -> tuple[re.Match[str], re.Match[str]] | None:
+    """Where the pair writes a date, or a month a date can stand in for: its one match on each side
+    (`ENGLISH_DATE` and `FRENCH_DATE` naming the same day, or `ENGLISH_MONTH` and `FRENCH_MONTH` the same
+    month), when neither side names another month; else None."""
+    if len(ANY_MONTH.findall(source)) != 1 or len(ANY_MONTH.findall(target)) != 1:
+        return None  # `in May and July`
+    for english_pattern, french_pattern, key in ((ENGLISH_DATE, FRENCH_DATE, month_and_day),
+                                                 (ENGLISH_MONTH, FRENCH_MONTH, month_of)):
+        english, french = list(english_pattern.finditer(source)), list(french_pattern.finditer(target))
+        if english or french:
+            same = len(english) == len(french) == 1 and key(english[0]) == key(french[0])
+            return (english[0], french[0]) if same else None
+    return None
+
+
+def redated(source: str, target: str, rng: np.random.Generator) -> tuple[str, str, tuple[int, int]]:
+    """The pair with its date or month (`dated`) replaced by a random day of a random month, in one of
+    the `FORMS` drawn at random on the English side; and the new (month, day)."""
+    english, french = dated(source, target)
+    month = int(rng.integers(1, 13))
+    day = int(rng.integers(1, calendar.monthrange(2024, month)[1] + 1))  # a leap year: February 29th is a day
+    form = FORMS[int(rng.integers(len(FORMS)))]
+    written = form.format(month=MONTHS[month - 1][0], day=day, ordinal=ordinal(day))
+    french_date = f"{french_day(day)} {MONTHS[month - 1][1]}"
+    if "preposition" in english.groupdict():  # `in May` is `on May 5`, `en mai` is `le 5 mai`
+        written = ("On " if english["preposition"][0] == "I" else "on ") + written
+        french_date = ("Le " if french["preposition"][0] == "E" else "le ") + french_date
+    after = source[english.end():]
+    if not form.startswith("{month}"):
+        after = YEAR_AFTER.sub(" ", after)
+    return (source[: english.start()] + written + after,
+            target[: french.start()] + french_date + target[french.end():], (month, day))
+
+
+def date_pairs(pairs: list[TextPair], fraction: float, seed: int) -> list[TextPair]:
+    """`round(fraction × len(pairs))` new pairs, each a pair drawn at random (with replacement) among
+    those `dated`, redated; seeded by `seed`. None when no pair dates a day."""
+    return drawn_pairs(pairs, fraction, seed, DATES_STREAM, dated, redated)
