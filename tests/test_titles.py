@@ -10,7 +10,7 @@ from conftest import TINY_VOCAB, assert_appended, data_module
 from attention_lab.config import from_mapping
 from attention_lab.data.drawn_pairs import drawn_pairs
 from attention_lab.data.splits import SplitParams, load_split
-from attention_lab.data.title_augmentation import PEOPLE, TITLES, title_pairs, titled, titled_people
+from attention_lab.data.title_augmentation import COUPLES, PEOPLE, TITLES, couple, title_pairs, titled, titled_people
 from attention_lab.data.tokenizer import TokenizerParams
 from attention_lab.training.paths import prepare_data
 
@@ -25,6 +25,13 @@ UNTITLED = [("Mary is tired.", "Marie est fatiguée."),  # the French names her 
             ("Tom Jackson is here.", "Tom Jackson est là."),  # a surname already
             ("Uncle Tom sleeps.", "Oncle Tom dort."), ("Mr. John is here.", "M. John est là."),  # a title already
             ("No people here.", "Personne ici.")]
+COUPLED = [("Tom and Mary are here.", "Tom et Mary sont là.", ("Tom", "Mary")),
+           ("Where are Mary and John?", "Où sont Mary et John ?", ("Mary", "John")),
+           ("I saw Tom and Mary with John.", "J'ai vu Tom et Mary avec John.", ("Tom", "Mary"))]
+NOT_COUPLED = [("Tom and John are here.", "Tom et John sont là."),  # two men
+               ("Tom and Mary are here.", "Mary et Tom sont là."),  # not in the same order
+               ("Tom met Mary.", "Tom a rencontré Mary."),  # not side by side
+               ("Tom and Mary say Tom won.", "Tom et Mary disent que Tom a gagné.")]  # Tom twice
 FRENCH_TITLES = {english: french for titles in TITLES.values() for english, french, _ in titles}
 SPELLED_OUT = {english: alone for titles in TITLES.values() for english, _, alone in titles}
 
@@ -67,6 +74,27 @@ def test_each_person_gets_a_title_of_their_gender_and_a_new_surname_alike_on_bot
                 spoken = source in ("Thank you, Tom.", "Tom, wait for Mary.") and replacements["Tom"].endswith(surname)
                 assert before.lower() == (SPELLED_OUT if spoken else FRENCH_TITLES)[title].split()[-1].lower()
     assert seen == set(FRENCH_TITLES)
+
+
+@pytest.mark.parametrize("source, target, together", COUPLED)
+def test_a_man_and_a_woman_side_by_side_become_a_couple_of_one_surname(source, target, together):
+    assert couple(source, target) == together
+    for seed in range(10):
+        new_source, new_target, replacements = titled(source, target, np.random.default_rng(seed))
+        titles, surname = replacements[together[0]].rsplit(" ", 1)
+        assert replacements[together[1]] == f"{titles} {surname}" and not re.search(surname, source + target)
+        in_french = dict(COUPLES)[titles]
+        others = {name: new for name, new in replacements.items() if name not in together}
+        assert new_source == re.sub(rf"{together[0]} and {together[1]}", f"{titles} {surname}",
+                                    source.replace("John", others.get("John", "John")))
+        assert f"{in_french} {surname}" in new_target and not re.search(r"\b(Tom|Mary|John)\b", new_target)
+        assert all(not new.endswith(surname) for new in others.values())
+
+
+@pytest.mark.parametrize("source, target", NOT_COUPLED)
+def test_no_couple_unless_both_sides_name_the_man_and_the_woman_once_side_by_side(source, target):
+    assert couple(source, target) is None
+    assert " and Mr" not in titled(source, target, np.random.default_rng(0))[0]
 
 
 def test_a_surname_that_is_a_word_of_the_pair_or_taken_is_drawn_again(monkeypatch):

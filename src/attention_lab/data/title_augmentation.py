@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import permutations
 
 import numpy as np
 
@@ -34,6 +35,10 @@ TITLES = {
                ("Miss", "Mlle", "Mademoiselle")),
 }
 PEOPLE = {"Tom": "male", "John": "male", "Mary": "female"}
+# A man and a woman named side by side on both sides (`Tom and Mary` / `Tom et Mary`, 205 train pairs)
+# become a couple of that surname, as the corpus never writes one: `Mr. and Mrs. Brown are here.` came
+# back as `M.`
+COUPLES = (("Mr. and Mrs.", "M. et Mme"), ("Mr and Mrs", "M. et Mme"))
 # The corpus names Mary about a tenth as often as Tom and John, and mostly beside Tom: a pair naming her
 # is drawn 8 times as often, which makes a third of the titles drawn women's.
 WOMAN_WEIGHT = 8.0
@@ -65,39 +70,64 @@ def spoken_to(name: str, text: str) -> bool:
                      rf"|,\s*{name}\s*[.!?…]*\s*$", text) is not None
 
 
+def couple(source: str, target: str) -> tuple[str, str] | None:
+    """The man and the woman of the pair's `titled_people` that each side names once, side by side and
+    in the same order (`Tom and Mary` / `Tom et Mary`); else None."""
+    people = titled_people(source, target)
+    for first, second in permutations(people, 2):
+        if (PEOPLE[first] != PEOPLE[second] and all(len(re.findall(rf"\b{name}\b", side)) == 1
+                                                    for name in (first, second) for side in (source, target))
+                and re.search(rf"\b{first} and {second}\b", source) and re.search(rf"\b{first} et {second}\b", target)):
+            return first, second
+    return None
+
+
 def titled(source: str, target: str, rng: np.random.Generator) -> tuple[str, str, dict[str, str]]:
     """The pair with each of its `titled_people` replaced by a title of their gender and a made-up
-    surname (never a word of the pair), alike on both sides; and the replacements made (name ->
-    English title and surname)."""
+    surname (never a word of the pair), alike on both sides, a `couple` by the two titles and one
+    surname (`COUPLES`); and the replacements made (name -> English title(s) and surname)."""
     words = set(re.findall(r"\w+", f"{source} {target}"))
+
+    def surname() -> str:
+        drawn = made_up_name(rng)
+        while drawn in words:
+            drawn = made_up_name(rng)
+        words.add(drawn)
+        return drawn
+
     english: dict[str, str] = {}
     french: dict[str, tuple[str, str, str]] = {}
+    together = couple(source, target)
+    if together:
+        titles, in_french = COUPLES[int(rng.integers(len(COUPLES)))]
+        named = surname()
+        source = re.sub(rf"\b{together[0]} and {together[1]}\b", f"{titles} {named}", source)
+        target = re.sub(rf"\b{together[0]} et {together[1]}\b", f"{in_french} {named}", target)
+        english = dict.fromkeys(together, f"{titles} {named}")
     for name in titled_people(source, target):
         title, in_french, addressed = TITLES[PEOPLE[name]][int(rng.integers(len(TITLES[PEOPLE[name]])))]
-        surname = made_up_name(rng)
-        while surname in words or surname in {new.split()[-1] for new in english.values()}:
-            surname = made_up_name(rng)
-        english[name] = f"{title} {surname}"
+        named = surname()
+        english[name] = f"{title} {named}"
         french[name] = (in_french, addressed if spoken_to(name, source) and spoken_to(name, target) else in_french,
-                        surname)
+                        named)
 
     def replace(match: re.Match[str]) -> str:
-        before, (title, alone, surname) = match.group(1), french[match.group(2)]
+        before, (title, alone, named) = match.group(1), french[match.group(2)]
         if before and title.startswith("le "):  # `à le docteur` is `au docteur`
             contracted = CONTRACTED[before.lower()]
-            return f"{contracted.capitalize() if before[0].isupper() else contracted} {title[3:]} {surname}"
+            return f"{contracted.capitalize() if before[0].isupper() else contracted} {title[3:]} {named}"
         if before:  # `à M. Kesul`, `de Mme Kesul`: not spoken to
-            return f"{before} {title} {surname}"
+            return f"{before} {title} {named}"
         title = alone
         if SENTENCE_START.search(match.string[:match.start()]):
             title = title[0].upper() + title[1:]
-        return f"{title} {surname}"
+        return f"{title} {named}"
 
-    people = "|".join(english)
-    if not people:
-        return source, target, {}
-    return (re.sub(rf"\b({people})\b", lambda match: english[match.group(1)], source),
-            re.sub(rf"(?:\b(à|À|de|De) )?\b({people})\b", replace, target), english)
+    people = "|".join(french)
+    if people:
+        source = re.sub(rf"\b({people})\b", lambda match: english[match.group(1)], source)
+        target = re.sub(rf"(?:\b(à|À|de|De) )?\b({people})\b", replace, target)
+    return source, target, english
 
 
 def title_pairs(pairs: Sequence[TextPair], fraction: float, seed: int) -> list[TextPair]:
