@@ -26,14 +26,16 @@ import numpy as np
 from attention_lab.data.drawn_pairs import TextPair, drawn_pairs
 
 CALENDAR_STREAM = 43  # with the seed, this augmentation's random stream
-# Each kind's words swap only among themselves: (English, French) in calendar order.
-KINDS = (
-    (("Monday", "lundi"), ("Tuesday", "mardi"), ("Wednesday", "mercredi"), ("Thursday", "jeudi"),
-     ("Friday", "vendredi"), ("Saturday", "samedi"), ("Sunday", "dimanche")),
-    (("January", "janvier"), ("February", "février"), ("March", "mars"), ("May", "mai"), ("June", "juin"),
-     ("July", "juillet"), ("September", "septembre"), ("November", "novembre"), ("December", "décembre")),
-    (("April", "avril"), ("August", "août"), ("October", "octobre")),
-)
+# (English, French) in calendar order.
+DAYS = (("Monday", "lundi"), ("Tuesday", "mardi"), ("Wednesday", "mercredi"), ("Thursday", "jeudi"),
+        ("Friday", "vendredi"), ("Saturday", "samedi"), ("Sunday", "dimanche"))
+MONTHS = (("January", "janvier"), ("February", "février"), ("March", "mars"), ("April", "avril"), ("May", "mai"),
+          ("June", "juin"), ("July", "juillet"), ("August", "août"), ("September", "septembre"),
+          ("October", "octobre"), ("November", "novembre"), ("December", "décembre"))
+# Each kind's words swap only among themselves: days, and months by their first sound (a vowel in both
+# languages for April, August and October).
+KINDS = (DAYS, tuple(month for month in MONTHS if month[0][0] not in "AO"),
+         tuple(month for month in MONTHS if month[0][0] in "AO"))
 FRENCH = {english: french for kind in KINDS for english, french in kind}
 KIND = {english: kind for kind in KINDS for english, _ in kind}
 WEEKDAYS = {word.lower() for pair in KINDS[0] for word in pair}

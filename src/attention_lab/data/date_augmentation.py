@@ -23,12 +23,10 @@ import re
 
 import numpy as np
 
+from attention_lab.data.calendar_augmentation import MONTHS
 from attention_lab.data.drawn_pairs import TextPair, drawn_pairs
 
 DATES_STREAM = 53  # with the seed, this augmentation's random stream
-MONTHS = (("January", "janvier"), ("February", "février"), ("March", "mars"), ("April", "avril"), ("May", "mai"),
-          ("June", "juin"), ("July", "juillet"), ("August", "août"), ("September", "septembre"),
-          ("October", "octobre"), ("November", "novembre"), ("December", "décembre"))
 _ENGLISH_MONTH = "|".join(english for english, _ in MONTHS)
 _FRENCH_MONTH = "|".join(french for _, french in MONTHS)
 _DAY = r"(?:[1-9]|[12][0-9]|3[01])"
