@@ -16,7 +16,7 @@ import sys
 import numpy as np
 from calendar_words import valid_scores
 
-from attention_lab.data.calendar_augmentation import MONTHS
+from attention_lab.data.calendar_names import MONTHS
 from attention_lab.data.date_augmentation import ANY_MONTH, FORMS, FRENCH_DATE, dated, ordinal, redated
 from attention_lab.inference.translator import SearchParams, Translator
 

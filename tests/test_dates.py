@@ -8,7 +8,7 @@ import pytest
 from conftest import TINY_VOCAB, assert_appended, data_module
 
 from attention_lab.config import from_mapping
-from attention_lab.data.calendar_augmentation import MONTHS
+from attention_lab.data.calendar_names import MONTHS
 from attention_lab.data.date_augmentation import (
     ENGLISH_DATE,
     FRENCH_DATE,

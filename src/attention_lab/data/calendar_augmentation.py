@@ -23,15 +23,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from attention_lab.data.calendar_names import DAYS, MONTHS
 from attention_lab.data.drawn_pairs import TextPair, drawn_pairs
 
 CALENDAR_STREAM = 43  # with the seed, this augmentation's random stream
-# (English, French) in calendar order.
-DAYS = (("Monday", "lundi"), ("Tuesday", "mardi"), ("Wednesday", "mercredi"), ("Thursday", "jeudi"),
-        ("Friday", "vendredi"), ("Saturday", "samedi"), ("Sunday", "dimanche"))
-MONTHS = (("January", "janvier"), ("February", "février"), ("March", "mars"), ("April", "avril"), ("May", "mai"),
-          ("June", "juin"), ("July", "juillet"), ("August", "août"), ("September", "septembre"),
-          ("October", "octobre"), ("November", "novembre"), ("December", "décembre"))
 # Each kind's words swap only among themselves: days, and months by their first sound (a vowel in both
 # languages for April, August and October).
 KINDS = (DAYS, tuple(month for month in MONTHS if month[0][0] not in "AO"),

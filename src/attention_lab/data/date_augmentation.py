@@ -23,12 +23,11 @@ import re
 
 import numpy as np
 
-from attention_lab.data.calendar_augmentation import MONTHS
+from attention_lab.data.calendar_names import FRENCH_MONTH_NAMES, MONTHS
 from attention_lab.data.drawn_pairs import TextPair, drawn_pairs
 
 DATES_STREAM = 53  # with the seed, this augmentation's random stream
 _ENGLISH_MONTH = "|".join(english for english, _ in MONTHS)
-_FRENCH_MONTH = "|".join(french for _, french in MONTHS)
 _DAY = r"(?:[1-9]|[12][0-9]|3[01])"
 _ORDINAL = r"(?:st|nd|rd|th)"
 # A day of a month, month first or day first (`May 5`, `May 5th`, `the 5th of May`, `5 May`, `5th May`);
@@ -38,12 +37,12 @@ ENGLISH_DATE = re.compile(rf"""\b(?:
   | the\ (?P<day_of>{_DAY}){_ORDINAL}\ of\ (?P<month_of>{_ENGLISH_MONTH})
   | (?P<day_first>{_DAY}){_ORDINAL}?\ (?P<month_after>{_ENGLISH_MONTH})
 )\b(?![.:,][0-9])""", re.VERBOSE)
-FRENCH_DATE = re.compile(rf"\b(?P<day>1er|{_DAY}) (?P<month>{_FRENCH_MONTH})\b(?![.:,][0-9])", re.IGNORECASE)
-ANY_MONTH = re.compile(rf"\b(?:{_ENGLISH_MONTH}|{_FRENCH_MONTH})\b", re.IGNORECASE)
+FRENCH_DATE = re.compile(rf"\b(?P<day>1er|{_DAY}) (?P<month>{FRENCH_MONTH_NAMES})\b(?![.:,][0-9])", re.IGNORECASE)
+ANY_MONTH = re.compile(rf"\b(?:{_ENGLISH_MONTH}|{FRENCH_MONTH_NAMES})\b", re.IGNORECASE)
 MONTH_NUMBER = {name.lower(): number for number, pair in enumerate(MONTHS, 1) for name in pair}
 # A month alone, which a date may stand in for: `in May` / `en mai` becomes `on May 5` / `le 5 mai`.
-ENGLISH_MONTH = re.compile(rf"\b(?P<preposition>[Ii]n) (?P<month>{_ENGLISH_MONTH})\b(?! [0-9])")
-FRENCH_MONTH = re.compile(rf"\b(?P<preposition>[Ee]n) (?P<month>{_FRENCH_MONTH})\b(?! [0-9])")
+ENGLISH_IN_MONTH = re.compile(rf"\b(?P<preposition>[Ii]n) (?P<month>{_ENGLISH_MONTH})\b(?! [0-9])")
+FRENCH_IN_MONTH = re.compile(rf"\b(?P<preposition>[Ee]n) (?P<month>{FRENCH_MONTH_NAMES})\b(?! [0-9])")
 FORMS = ("{month} {day}", "{month} {day}{ordinal}", "the {day}{ordinal} of {month}", "{day} {month}",
          "{day}{ordinal} {month}")
 YEAR_AFTER = re.compile(r"^, (?=[0-9]{4}\b)")  # `May 5, 1990`; British writes `5 May 1990`
@@ -60,7 +59,7 @@ def french_day(day: int) -> str:
 
 
 def month_of(match: re.Match[str]) -> int:
-    """The month an `ENGLISH_MONTH` or `FRENCH_MONTH` match names, 1 to 12."""
+    """The month an `ENGLISH_IN_MONTH` or `FRENCH_IN_MONTH` match names, 1 to 12."""
     return MONTH_NUMBER[match["month"].lower()]
 
 
@@ -74,12 +73,12 @@ def month_and_day(match: re.Match[str]) -> tuple[int, int]:
 
 def dated(source: str, target: str) -> tuple[re.Match[str], re.Match[str]] | None:
     """Where the pair writes a date, or a month a date can stand in for: its one match on each side
-    (`ENGLISH_DATE` and `FRENCH_DATE` naming the same day, or `ENGLISH_MONTH` and `FRENCH_MONTH` the same
-    month), when neither side names another month; else None."""
+    (`ENGLISH_DATE` and `FRENCH_DATE` naming the same day, or `ENGLISH_IN_MONTH` and `FRENCH_IN_MONTH`
+    the same month), when neither side names another month; else None."""
     if len(ANY_MONTH.findall(source)) != 1 or len(ANY_MONTH.findall(target)) != 1:
         return None  # `in May and July`
     for english_pattern, french_pattern, key in ((ENGLISH_DATE, FRENCH_DATE, month_and_day),
-                                                 (ENGLISH_MONTH, FRENCH_MONTH, month_of)):
+                                                 (ENGLISH_IN_MONTH, FRENCH_IN_MONTH, month_of)):
         english, french = list(english_pattern.finditer(source)), list(french_pattern.finditer(target))
         if english or french:
             same = len(english) == len(french) == 1 and key(english[0]) == key(french[0])

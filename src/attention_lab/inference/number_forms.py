@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 
+from attention_lab.data.calendar_names import FRENCH_MONTH_NAMES
 from attention_lab.data.numbers import DIGIT_GROUP
 
 _ALONE = r"(?<![\w.,/])"  # a number starts a word: not `v2.5`, not the `5.5` of `1.5.5`
@@ -48,10 +49,9 @@ TIME = re.compile(rf"""
     (?=[.!?,;:]?$|[,;:!?]|\.\ |\ (?i:{_TIME_WORDS})(?!\w))
 """, re.VERBOSE)
 
-_MONTHS = "janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre"
 ORDINAL = re.compile(r"(?<![\w.,/])(?:(?P<first>1)(?P<first_ending>i?[eè]re|ier)|(?P<number>[0-9]+)i?[eè]me)"
                      r"(?P<plural>s?)\b")
-FIRST_OF_MONTH = re.compile(rf"(?<![\w.,/])1(?= (?i:{_MONTHS})\b)")
+FIRST_OF_MONTH = re.compile(rf"(?<![\w.,/])1(?= (?i:{FRENCH_MONTH_NAMES})\b)")
 
 
 def read_times(sentence: str) -> str:
