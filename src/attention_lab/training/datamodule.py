@@ -16,8 +16,8 @@ from attention_lab.config import param
 from attention_lab.data.archive import CorpusError
 from attention_lab.data.batching import TokenBatchSampler, collate_pairs
 from attention_lab.data.calendar_augmentation import calendar_pairs
-from attention_lab.data.date_augmentation import date_pairs
 from attention_lab.data.concatenation import concatenated_pairs
+from attention_lab.data.date_augmentation import date_pairs
 from attention_lab.data.name_augmentation import name_pairs
 from attention_lab.data.number_augmentation import number_pairs
 from attention_lab.data.splits import load_split, references
@@ -51,7 +51,7 @@ class DataParams:
     # a train pair naming a weekday or month on both sides, with others in their places; 0 = off. Train only.
     calendar_fraction: float = param(0.0, ge=0, le=1)
     # Date augmentation (data/date_augmentation.py): this fraction of the train pairs again, each a train
-    # pair dating a day, or naming a month, on both sides, given another date written another way; 0 = off.
+    # pair dating a day, or naming a month, on both sides, given another date in any form; 0 = off. Train only.
     date_fraction: float = param(0.0, ge=0, le=1)
     # Title augmentation (data/title_augmentation.py): this fraction of the train pairs again, each a train
     # pair naming Tom, John or Mary on both sides, given a title and a made-up surname; 0 = off. Train only.
