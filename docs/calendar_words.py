@@ -9,7 +9,7 @@
 import re
 import sys
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -31,6 +31,18 @@ def typed() -> list[tuple[str, str]]:
     return [(template.format(english), french) for kind, templates in
             ((KINDS[0], DAY_TEMPLATES), (KINDS[1] + KINDS[2], MONTH_TEMPLATES))
             for english, french in kind for template in templates]
+
+
+def typed_matches(translator: Translator, sentences: Sequence[tuple[str, str]], beam: int,
+                  show_misses: bool) -> list[bool]:
+    """Whether the translation (beam `beam`) of each typed (sentence, pattern) matches the pattern; with
+    `show_misses`, the sentences whose translation does not are printed with it."""
+    texts = [t.text for t in translator.translate([s for s, _ in sentences], SearchParams(beam_size=beam))]
+    ok = [bool(re.search(pattern, text)) for (_, pattern), text in zip(sentences, texts)]
+    for (source, _), text, good in zip(sentences, texts, ok):
+        if show_misses and not good:
+            print(f"  NOT {source} -> {text}")
+    return ok
 
 
 def main(model: str, splits: str) -> None:

@@ -7,18 +7,18 @@
 
     python docs/dates.py models/seq2seq artifacts/splits
 
-Run from the repository root: it imports `valid_scores` from docs/calendar_words.py beside it.
+Run from the repository root: it imports from docs/calendar_words.py beside it.
 """
 
 import re
 import sys
 
 import numpy as np
-from calendar_words import valid_scores
+from calendar_words import typed_matches, valid_scores
 
 from attention_lab.data.calendar_names import MONTHS
 from attention_lab.data.date_augmentation import ANY_MONTH, FORMS, FRENCH_DATE, dated, ordinal, redated
-from attention_lab.inference.translator import SearchParams, Translator
+from attention_lab.inference.translator import Translator
 
 # Half of them date a day without `on` before it.
 TEMPLATES = ("My birthday is on {}.", "I'll come on {}.", "The meeting is on {}.", "We left on {}.",
@@ -52,18 +52,12 @@ def main(model: str, splits: str) -> None:
     couples = [(template.format(surname), rf"\bM\. et Mme {surname}\b")
                for template in COUPLE_TEMPLATES for surname in SURNAMES]
     for beam in (1, 8):
-        texts = [t.text for t in translator.translate([s for _, s, _ in dates], SearchParams(beam_size=beam))]
-        ok = [bool(re.search(pattern, text)) for (_, _, pattern), text in zip(dates, texts)]
+        ok = typed_matches(translator, [(s, pattern) for _, s, pattern in dates], beam, show_misses=beam == 8)
         by_form = ", ".join(f"{form.format(month='M', day='D', ordinal='th')}: "
                             f"{sum(good for (f, _, _), good in zip(dates, ok) if f == form)}" for form in FORMS)
         print(f"typed dates: {sum(ok)} of {len(ok)} written as French does, beam {beam} ({by_form})", flush=True)
-        texts = [t.text for t in translator.translate([s for s, _ in couples], SearchParams(beam_size=beam))]
-        ok = [bool(re.search(pattern, text)) for (_, pattern), text in zip(couples, texts)]
+        ok = typed_matches(translator, couples, beam, show_misses=beam == 8)
         print(f"typed couples: {sum(ok)} of {len(ok)} give `M. et Mme` and the surname, beam {beam}", flush=True)
-        if beam == 8:
-            for (source, _), text, good in zip(couples, texts, ok):
-                if not good:
-                    print(f"  NOT {source} -> {text}")
     valid_scores(translator, splits, dated, redated, "dating a day or naming a month", date_kept)
 
 

@@ -6,16 +6,16 @@
 
     python docs/titles.py models/seq2seq artifacts/splits
 
-Run from the repository root: it imports `valid_scores` from docs/calendar_words.py beside it.
+Run from the repository root: it imports from docs/calendar_words.py beside it.
 """
 
 import re
 import sys
 
-from calendar_words import valid_scores
+from calendar_words import typed_matches, valid_scores
 
 from attention_lab.data.title_augmentation import titled, titled_people
-from attention_lab.inference.translator import SearchParams, Translator
+from attention_lab.inference.translator import Translator
 
 # Each French title, and the forms a translation may give it.
 FRENCH_FORMS = {"M.": r"M\.|Monsieur", "Mme": "Mme|Madame", "Mlle": "Mlle|Mademoiselle", "docteur": "[Dd]octeur|Dr"}
@@ -52,16 +52,11 @@ def main(model: str, splits: str) -> None:
     translator = Translator.load(model, "cpu")
     sentences = typed()
     for beam in (1, 8):
-        texts = [t.text for t in translator.translate([s for s, _ in sentences], SearchParams(beam_size=beam))]
-        ok = [bool(re.search(pattern, text)) for (_, pattern), text in zip(sentences, texts)]
+        ok = typed_matches(translator, sentences, beam, show_misses=beam == 8)
         print(f"typed: {sum(ok)} of {len(ok)} give the title and surname, beam {beam}", flush=True)
         for title in FRENCH_TITLES:
             print(f"  {title:5s} {sum(good for (s, _), good in zip(sentences, ok) if title in s.split())}"
                   f" of {len(ok) // len(FRENCH_TITLES)}")
-        if beam == 8:
-            for (source, _), text, good in zip(sentences, texts, ok):
-                if not good:
-                    print(f"  NOT {source} -> {text}")
     valid_scores(translator, splits, titled_people, titled, "naming Tom, John or Mary", kept)
 
 
