@@ -123,6 +123,22 @@ def train_tiny(root: Path, vocab: dict, overrides: dict | None = None) -> Path:
     return paths.out
 
 
+def prepared_with(tmp_path_factory: pytest.TempPathFactory, name: str, extra: list[tuple[str, str]]):
+    """The tiny corpus with the (English, French) pairs `extra` after it, split and tokenized into a folder
+    `name` (prepare_data's paths): what an augmentation's DataModule tests read."""
+    from corpus_factory import corpus_text, pairs, write_zip
+
+    from attention_lab.config import from_mapping
+    from attention_lab.data.splits import SplitParams
+    from attention_lab.data.tokenizer import TokenizerParams
+    from attention_lab.training.paths import prepare_data
+
+    root = tmp_path_factory.mktemp(name)
+    return prepare_data(write_zip(root / "fra-eng.zip", corpus_text(pairs() + extra)),
+                        SplitParams(valid_fraction=0.1, test_fraction=0.1), root,
+                        from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
+
+
 def data_module(paths, **params):
     """The DataModule of `paths` (prepare_data's folders) with DataParams `params`, set up to fit."""
     from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer

@@ -5,13 +5,10 @@ import re
 
 import numpy as np
 import pytest
-from conftest import TINY_VOCAB, assert_appended, data_module
+from conftest import assert_appended, data_module, prepared_with
 
-from attention_lab.config import from_mapping
 from attention_lab.data.calendar_augmentation import FRENCH, KIND, calendar_pairs, calendar_words, swapped
-from attention_lab.data.splits import SplitParams, load_split
-from attention_lab.data.tokenizer import TokenizerParams
-from attention_lab.training.paths import prepare_data
+from attention_lab.data.splits import load_split
 
 PAIRS = [("See you on Monday.", "À lundi."), ("Sunday is a holiday.", "Dimanche est un jour férié."),
          ("He works every Monday.", "Il travaille tous les lundis."),
@@ -88,13 +85,8 @@ def test_calendar_pairs_are_seeded_drawn_from_pairs_naming_days_or_months_and_of
 
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory):
-    from corpus_factory import corpus_text, pairs, write_zip
-
-    root = tmp_path_factory.mktemp("calendar")
     days = [(f"See you on {day}.", f"À {FRENCH[day]}.") for day in ("Monday", "Sunday", "Friday")] * 6
-    return prepare_data(write_zip(root / "fra-eng.zip", corpus_text(pairs() + days)),
-                        SplitParams(valid_fraction=0.1, test_fraction=0.1), root,
-                        from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
+    return prepared_with(tmp_path_factory, "calendar", days)
 
 
 def test_only_the_train_pairs_are_swapped_after_the_renamed_ones(prepared):

@@ -5,9 +5,8 @@ import re
 
 import numpy as np
 import pytest
-from conftest import TINY_VOCAB, assert_appended, data_module
+from conftest import assert_appended, data_module, prepared_with
 
-from attention_lab.config import from_mapping
 from attention_lab.data.calendar_names import MONTHS
 from attention_lab.data.date_augmentation import (
     ENGLISH_DATE,
@@ -18,9 +17,7 @@ from attention_lab.data.date_augmentation import (
     ordinal,
     redated,
 )
-from attention_lab.data.splits import SplitParams, load_split
-from attention_lab.data.tokenizer import TokenizerParams
-from attention_lab.training.paths import prepare_data
+from attention_lab.data.splits import load_split
 
 PAIRS = [("I'll come on May 23rd.", "Je viendrai le 23 mai."),
          ("I was born on June 4, 1974.", "Je suis né le 4 juin 1974."),
@@ -94,12 +91,7 @@ def test_date_pairs_are_seeded_drawn_from_dated_pairs_and_off_at_zero():
 
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory):
-    from corpus_factory import corpus_text, pairs, write_zip
-
-    root = tmp_path_factory.mktemp("dates")
-    return prepare_data(write_zip(root / "fra-eng.zip", corpus_text(pairs() + PAIRS * 4)),
-                        SplitParams(valid_fraction=0.1, test_fraction=0.1), root,
-                        from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
+    return prepared_with(tmp_path_factory, "dates", PAIRS * 4)
 
 
 def test_only_the_train_pairs_are_redated_after_the_calendar_ones(prepared):

@@ -5,13 +5,10 @@ import re
 
 import numpy as np
 import pytest
-from conftest import TINY_VOCAB, assert_appended, data_module
+from conftest import assert_appended, data_module, prepared_with
 
-from attention_lab.config import from_mapping
 from attention_lab.data.name_augmentation import NAME, name_pairs, renamed, shared_names
-from attention_lab.data.splits import SplitParams, load_split
-from attention_lab.data.tokenizer import TokenizerParams
-from attention_lab.training.paths import prepare_data
+from attention_lab.data.splits import load_split
 
 PAIRS = [("Tom is here.", "Tom est là."), ("Tom met Mary in Boston, Tom said.", "Tom a dit avoir vu Mary à Boston."),
          ("The cat sleeps.", "Le chat dort."), ("I like Tom's car.", "J'aime la voiture de Tom."),
@@ -53,12 +50,8 @@ def test_renamed_pairs_are_seeded_drawn_from_pairs_sharing_a_name_and_off_at_zer
 
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory):
-    from corpus_factory import corpus_text, pairs, write_zip
-
-    root = tmp_path_factory.mktemp("names")
-    corpus = corpus_text(pairs() + [(f"{name} sees the cat.", f"{name} voit le chat.") for name in ("Tom", "Mary")] * 9)
-    return prepare_data(write_zip(root / "fra-eng.zip", corpus), SplitParams(valid_fraction=0.1, test_fraction=0.1),
-                        root, from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
+    people = [(f"{name} sees the cat.", f"{name} voit le chat.") for name in ("Tom", "Mary")] * 9
+    return prepared_with(tmp_path_factory, "names", people)
 
 
 def test_only_the_train_pairs_are_renamed_after_the_renumbered_ones(prepared):

@@ -6,15 +6,13 @@ import re
 
 import numpy as np
 import pytest
-from conftest import TINY_VOCAB, assert_appended, data_module
+from conftest import assert_appended, data_module, prepared_with
 
-from attention_lab.config import from_mapping
 from attention_lab.data.number_augmentation import number_pairs, renumbered, shared_groups
 from attention_lab.data.numbers import digit_groups, keeps_numbers, missing_numbers, number_fidelity
-from attention_lab.data.splits import SplitParams, load_split
-from attention_lab.data.tokenizer import SubwordParams, TokenizerParams
+from attention_lab.data.splits import load_split
+from attention_lab.data.tokenizer import SubwordParams
 from attention_lab.data.tokenizer_training import train_subword
-from attention_lab.training.paths import prepare_data
 
 PAIRS = [("It's 8:30.", "Il est 8 h 30."), ("It costs 3.50 dollars.", "Ça coûte 3,50 dollars."),
          ("I owe him 50,000 yen.", "Je lui dois 50 000 yens."), ("She has 2,000 books.", "Elle a deux mille livres."),
@@ -82,12 +80,8 @@ def test_digits_are_pieces_of_their_own_and_decode_back():
 
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory):
-    from corpus_factory import corpus_text, pairs, write_zip
-
-    root = tmp_path_factory.mktemp("numbers")
-    corpus = corpus_text(pairs() + [(f"I see {n} cats.", f"Je vois {n} chats.") for n in range(2, 40)])
-    return prepare_data(write_zip(root / "fra-eng.zip", corpus), SplitParams(valid_fraction=0.1, test_fraction=0.1),
-                        root, from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
+    cats = [(f"I see {n} cats.", f"Je vois {n} chats.") for n in range(2, 40)]
+    return prepared_with(tmp_path_factory, "numbers", cats)
 
 
 def test_only_the_train_pairs_are_renumbered(prepared):

@@ -5,14 +5,11 @@ import re
 
 import numpy as np
 import pytest
-from conftest import TINY_VOCAB, assert_appended, data_module
+from conftest import assert_appended, data_module, prepared_with
 
-from attention_lab.config import from_mapping
 from attention_lab.data.drawn_pairs import drawn_pairs
-from attention_lab.data.splits import SplitParams, load_split
+from attention_lab.data.splits import load_split
 from attention_lab.data.title_augmentation import COUPLES, PEOPLE, TITLES, couple, title_pairs, titled, titled_people
-from attention_lab.data.tokenizer import TokenizerParams
-from attention_lab.training.paths import prepare_data
 
 PAIRS = [("Tom is here.", "Tom est là."), ("I talked to Tom about Mary.", "J'ai parlé de Mary à Tom."),
          ("This is Tom's car.", "C'est la voiture de Tom."), ("Mary is tired.", "Mary est fatiguée."),
@@ -143,13 +140,8 @@ def test_a_pair_of_weight_zero_is_never_drawn():
 
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory):
-    from corpus_factory import corpus_text, pairs, write_zip
-
-    root = tmp_path_factory.mktemp("titles")
     people = [(f"{name} sees the cat on Monday.", f"{name} voit le chat lundi.") for name in ("Tom", "Mary")] * 9
-    return prepare_data(write_zip(root / "fra-eng.zip", corpus_text(pairs() + people)),
-                        SplitParams(valid_fraction=0.1, test_fraction=0.1), root,
-                        from_mapping(TokenizerParams, TINY_VOCAB, "train_tokenizer"))
+    return prepared_with(tmp_path_factory, "titles", people)
 
 
 def test_only_the_train_pairs_are_titled_after_the_calendar_ones(prepared):
