@@ -20,6 +20,7 @@ from attention_lab.data.concatenation import concatenated_pairs
 from attention_lab.data.date_augmentation import date_pairs
 from attention_lab.data.name_augmentation import name_pairs
 from attention_lab.data.number_augmentation import number_pairs
+from attention_lab.data.ordinal_augmentation import ordinal_pairs
 from attention_lab.data.splits import load_split, references
 from attention_lab.data.title_augmentation import title_pairs
 from attention_lab.data.tokenizer import Tokenizer
@@ -53,6 +54,9 @@ class DataParams:
     # Date augmentation (data/date_augmentation.py): this fraction of the train pairs again, each a train
     # pair dating a day, or naming a month, on both sides, given another date in any form; 0 = off. Train only.
     date_fraction: float = param(0.0, ge=0, le=1)
+    # Ordinal augmentation (data/ordinal_augmentation.py): this fraction of the train pairs again, each a train
+    # pair naming an ordinal on both sides, written in digits as another (`the 14th` / `la 14e`); 0 = off. Train only.
+    ordinal_fraction: float = param(0.0, ge=0, le=1)
     # Title augmentation (data/title_augmentation.py): this fraction of the train pairs again, each a train
     # pair naming Tom, John or Mary on both sides, given a title and a made-up surname; 0 = off. Train only.
     title_fraction: float = param(0.0, ge=0, le=1)
@@ -81,8 +85,8 @@ class TranslationDataModule(pl.LightningDataModule):
     """Encoded train/valid splits from the split and train_tokenizer stages; the train pairs are
     followed by the joined pairs of `concat_fraction`, the renumbered pairs of `number_fraction` and
     the renamed pairs of `name_fraction`, the pairs with other weekdays and months of
-    `calendar_fraction`, the redated pairs of `date_fraction` and the titled pairs of `title_fraction`
-    (all seeded by `seed`).
+    `calendar_fraction`, the redated pairs of `date_fraction`, the titled pairs of `title_fraction` and
+    the pairs with ordinals in digits of `ordinal_fraction` (all seeded by `seed`).
 
     Validation has two loaders: (0) a seeded sample of `val_loss_size` valid pairs, for loss and
     perplexity; (1) a seeded sample of `val_bleu_size` distinct valid sources with all their
@@ -105,14 +109,15 @@ class TranslationDataModule(pl.LightningDataModule):
         src, tgt = self.tokenizer.src, self.tokenizer.tgt
         # Augmentations are made here, not in the split stage: the splits and the tokenizer stay the
         # corpus's own sentences, and trying other settings retrains without re-splitting. Numbers, names,
-        # weekdays, months, dates and people are replaced in the text, before encoding; pairs are joined as
-        # ids, from the corpus's pairs.
+        # weekdays, months, dates, people and ordinals are replaced in the text, before encoding; pairs are
+        # joined as ids, from the corpus's pairs.
         text_pairs = list(zip(frames["train"]["src"], frames["train"]["tgt"]))
         replaced = (number_pairs(text_pairs, self.params.number_fraction, self.seed)
                     + name_pairs(text_pairs, self.params.name_fraction, self.seed)
                     + calendar_pairs(text_pairs, self.params.calendar_fraction, self.seed)
                     + date_pairs(text_pairs, self.params.date_fraction, self.seed)
-                    + title_pairs(text_pairs, self.params.title_fraction, self.seed))
+                    + title_pairs(text_pairs, self.params.title_fraction, self.seed)
+                    + ordinal_pairs(text_pairs, self.params.ordinal_fraction, self.seed))
         self.train_pairs, self.valid_pairs = (
             list(zip(src.encode_all(list(f["src"])), tgt.encode_all(list(f["tgt"])))) for f in frames.values())
         self.train_pairs += concatenated_pairs(self.train_pairs, self.params.concat_fraction,
