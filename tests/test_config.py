@@ -184,6 +184,8 @@ def test_attention_settings_that_cannot_mean_anything_are_refused_naming_the_key
     ({"title_fraction": 1.5}, "train_seq2seq.title_fraction: must be <= 1"),
     ({"date_fraction": -0.1}, "train_seq2seq.date_fraction: must be >= 0"),
     ({"date_fraction": 1.5}, "train_seq2seq.date_fraction: must be <= 1"),
+    ({"ordinal_fraction": -0.1}, "train_seq2seq.ordinal_fraction: must be >= 0"),
+    ({"ordinal_fraction": 1.5}, "train_seq2seq.ordinal_fraction: must be <= 1"),
 ])
 def test_the_augmentations_settings_are_validated(data, message):
     from attention_lab.training.datamodule import DataParams
