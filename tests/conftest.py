@@ -160,6 +160,19 @@ def assert_appended(plain, augmented, made: list[tuple[str, str]]) -> None:
     assert augmented.valid_pairs == plain.valid_pairs and augmented.valid_sources == plain.valid_sources
 
 
+def assert_train_only(paths, before: dict, name: str, make) -> tuple:
+    """The DataModule of `paths` with `{name}_fraction` 0.5 on top of `before` (the augmentations whose pairs
+    come first) appends `make(train text pairs, 0.5, seed=0)` to the train pairs of the one without, and
+    changes nothing else (`assert_appended`); returns the one without, the train split and the pairs made."""
+    from attention_lab.data.splits import load_split
+
+    plain, augmented = data_module(paths, **before), data_module(paths, **before, **{f"{name}_fraction": 0.5})
+    train = load_split(paths.data, "train")
+    made = make(list(zip(train["src"], train["tgt"])), 0.5, seed=0)
+    assert_appended(plain, augmented, made)
+    return plain, train, made
+
+
 def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build) -> Path:
     """The folder `name`, filled by `build(folder)` once for the whole run. Under `make test` the
     xdist workers share their base temp's parent: the first worker to need the folder builds it under

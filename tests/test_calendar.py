@@ -5,10 +5,9 @@ import re
 
 import numpy as np
 import pytest
-from conftest import assert_appended, data_module, prepared_with
+from conftest import assert_train_only, prepared_with
 
 from attention_lab.data.calendar_augmentation import FRENCH, KIND, calendar_pairs, calendar_words, swapped
-from attention_lab.data.splits import load_split
 
 PAIRS = [("See you on Monday.", "À lundi."), ("Sunday is a holiday.", "Dimanche est un jour férié."),
          ("He works every Monday.", "Il travaille tous les lundis."),
@@ -90,7 +89,5 @@ def prepared(tmp_path_factory):
 
 
 def test_only_the_train_pairs_are_swapped_after_the_renamed_ones(prepared):
-    plain = data_module(prepared, name_fraction=0.2)
-    swapped_data = data_module(prepared, name_fraction=0.2, calendar_fraction=0.5)
-    train = load_split(prepared.data, "train")
-    assert_appended(plain, swapped_data, calendar_pairs(list(zip(train["src"], train["tgt"])), 0.5, seed=0))
+    plain, train, _ = assert_train_only(prepared, {"name_fraction": 0.2}, "calendar", calendar_pairs)
+    assert len(plain.train_pairs) > len(train)  # renamed pairs, which the swapped ones follow

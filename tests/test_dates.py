@@ -5,7 +5,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import assert_appended, data_module, prepared_with
+from conftest import assert_train_only, prepared_with
 
 from attention_lab.data.calendar_names import MONTHS
 from attention_lab.data.date_augmentation import (
@@ -17,7 +17,6 @@ from attention_lab.data.date_augmentation import (
     ordinal,
     redated,
 )
-from attention_lab.data.splits import load_split
 
 PAIRS = [("I'll come on May 23rd.", "Je viendrai le 23 mai."),
          ("I was born on June 4, 1974.", "Je suis né le 4 juin 1974."),
@@ -95,7 +94,5 @@ def prepared(tmp_path_factory):
 
 
 def test_only_the_train_pairs_are_redated_after_the_calendar_ones(prepared):
-    plain = data_module(prepared, calendar_fraction=0.2)
-    redated_data = data_module(prepared, calendar_fraction=0.2, date_fraction=0.5)
-    train = load_split(prepared.data, "train")
-    assert_appended(plain, redated_data, date_pairs(list(zip(train["src"], train["tgt"])), 0.5, seed=0))
+    plain, train, _ = assert_train_only(prepared, {"calendar_fraction": 0.2}, "date", date_pairs)
+    assert len(plain.train_pairs) > len(train)  # calendar pairs, which the redated ones follow

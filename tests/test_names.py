@@ -5,10 +5,9 @@ import re
 
 import numpy as np
 import pytest
-from conftest import assert_appended, data_module, prepared_with
+from conftest import assert_train_only, prepared_with
 
 from attention_lab.data.name_augmentation import NAME, name_pairs, renamed, shared_names
-from attention_lab.data.splits import load_split
 
 PAIRS = [("Tom is here.", "Tom est là."), ("Tom met Mary in Boston, Tom said.", "Tom a dit avoir vu Mary à Boston."),
          ("The cat sleeps.", "Le chat dort."), ("I like Tom's car.", "J'aime la voiture de Tom."),
@@ -55,7 +54,4 @@ def prepared(tmp_path_factory):
 
 
 def test_only_the_train_pairs_are_renamed_after_the_renumbered_ones(prepared):
-    plain, renamed_data = data_module(prepared, number_fraction=0.1), data_module(prepared, number_fraction=0.1,
-                                                                                  name_fraction=0.5)
-    train = load_split(prepared.data, "train")
-    assert_appended(plain, renamed_data, name_pairs(list(zip(train["src"], train["tgt"])), 0.5, seed=0))
+    assert_train_only(prepared, {"number_fraction": 0.1}, "name", name_pairs)

@@ -6,11 +6,10 @@ import re
 
 import numpy as np
 import pytest
-from conftest import assert_appended, data_module, prepared_with
+from conftest import assert_train_only, prepared_with
 
 from attention_lab.data.number_augmentation import number_pairs, renumbered, shared_groups
 from attention_lab.data.numbers import digit_groups, keeps_numbers, missing_numbers, number_fidelity
-from attention_lab.data.splits import load_split
 from attention_lab.data.tokenizer import SubwordParams
 from attention_lab.data.tokenizer_training import train_subword
 
@@ -85,8 +84,5 @@ def prepared(tmp_path_factory):
 
 
 def test_only_the_train_pairs_are_renumbered(prepared):
-    plain, renumbered_data = data_module(prepared), data_module(prepared, number_fraction=0.5)
-    train = load_split(prepared.data, "train")
-    made = number_pairs(list(zip(train["src"], train["tgt"])), 0.5, seed=0)
+    plain, _, made = assert_train_only(prepared, {}, "number", number_pairs)
     assert len(made) == round(0.5 * len(plain.train_pairs))
-    assert_appended(plain, renumbered_data, made)

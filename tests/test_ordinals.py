@@ -5,7 +5,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import assert_appended, data_module, prepared_with
+from conftest import assert_train_only, prepared_with
 
 from attention_lab.data.ordinal_augmentation import (
     ENGLISH_VALUE,
@@ -15,7 +15,6 @@ from attention_lab.data.ordinal_augmentation import (
     ordinal_words,
     renumbered_ordinal,
 )
-from attention_lab.data.splits import load_split
 
 FIRSTS = [("It's the first time.", "C'est la première fois."),
           ("He was the first man to arrive.", "Il fut le premier homme à arriver.")]
@@ -86,11 +85,11 @@ def test_ordinal_pairs_are_seeded_drawn_from_pairs_with_an_ordinal_and_off_at_ze
 
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory):
-    return prepared_with(tmp_path_factory, "ordinals", PAIRS * 4)
+    titled = [("Tom was the first to come.", "Tom fut le premier à venir."), ("Mary is here.", "Mary est là."),
+              ("John saw Tom.", "John a vu Tom.")]
+    return prepared_with(tmp_path_factory, "ordinals", (PAIRS + titled) * 4)
 
 
 def test_only_the_train_pairs_are_given_ordinals_in_digits_after_the_titled_ones(prepared):
-    plain = data_module(prepared, title_fraction=0.2)
-    with_ordinals = data_module(prepared, title_fraction=0.2, ordinal_fraction=0.5)
-    train = load_split(prepared.data, "train")
-    assert_appended(plain, with_ordinals, ordinal_pairs(list(zip(train["src"], train["tgt"])), 0.5, seed=0))
+    plain, train, _ = assert_train_only(prepared, {"title_fraction": 0.2}, "ordinal", ordinal_pairs)
+    assert len(plain.train_pairs) > len(train)  # titled pairs, which the ordinal ones follow

@@ -5,10 +5,9 @@ import re
 
 import numpy as np
 import pytest
-from conftest import assert_appended, data_module, prepared_with
+from conftest import assert_train_only, prepared_with
 
 from attention_lab.data.drawn_pairs import drawn_pairs
-from attention_lab.data.splits import load_split
 from attention_lab.data.title_augmentation import COUPLES, PEOPLE, TITLES, couple, title_pairs, titled, titled_people
 
 PAIRS = [("Tom is here.", "Tom est là."), ("I talked to Tom about Mary.", "J'ai parlé de Mary à Tom."),
@@ -145,8 +144,5 @@ def prepared(tmp_path_factory):
 
 
 def test_only_the_train_pairs_are_titled_after_the_calendar_ones(prepared):
-    plain = data_module(prepared, calendar_fraction=0.2)
-    titled_data = data_module(prepared, calendar_fraction=0.2, title_fraction=0.5)
-    train = load_split(prepared.data, "train")
+    plain, train, _ = assert_train_only(prepared, {"calendar_fraction": 0.2}, "title", title_pairs)
     assert len(plain.train_pairs) > len(train)  # calendar pairs, which the titled ones follow
-    assert_appended(plain, titled_data, title_pairs(list(zip(train["src"], train["tgt"])), 0.5, seed=0))
