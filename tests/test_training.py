@@ -15,10 +15,12 @@ import pytorch_lightning as pl
 import torch
 from conftest import REPO, TINY_VOCAB, Interrupt, interrupt_at_step, train_tiny
 from mlflow import MlflowClient
+from pytorch_lightning.callbacks import EarlyStopping
 from servers import Relay, free_port, tracking_server
 
 from attention_lab.config import ConfigError, from_mapping
 from attention_lab.data.batching import TokenBatchSampler
+from attention_lab.data.special_tokens import BOS_ID
 from attention_lab.data.splits import SplitParams
 from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer, TokenizerParams
 from attention_lab.errors import run_main
@@ -28,13 +30,13 @@ from attention_lab.tracking.run import Run
 from attention_lab.tracking.run_file import read_run_file
 from attention_lab.tracking.store import MlflowParams, TrackingError, redact
 from attention_lab.training import training_pass
-from attention_lab.training.averaging import LastWeights
+from attention_lab.training.averaging import LastWeights, at_least_as_good, best_row
 from attention_lab.training.datamodule import DataParams, TranslationDataModule
 from attention_lab.training.module import DivergedError
 from attention_lab.training.paths import TrainPaths, prepare_data
 from attention_lab.training.resume import ResumeState, Start, fingerprint
 from attention_lab.training.params import Seq2SeqParams
-from attention_lab.training.run import train_seq2seq
+from attention_lab.training.run import build_trainer, train_seq2seq
 from attention_lab.training.steps import loss_figure, recorded_params
 
 TINY = {"data": {"batch_size": 16, "batch_tokens": 300, "val_bleu_size": 12},
@@ -671,40 +673,78 @@ def doubled_output(weights: dict) -> dict:
     return {k: v * 2 if k.startswith("decoder.output.linear.") else v for k, v in weights.items()}
 
 
-@pytest.mark.parametrize("average", ["first validation", "best validation, output doubled"])
+def unread_row_moved(weights: dict) -> dict:
+    """Other weights that score exactly the same loss and BLEU: a source never holds `<bos>`, so
+    its row of the source embedding is never read."""
+    moved = {k: v.clone() for k, v in weights.items()}
+    moved["encoder.embedding.weight"][BOS_ID] += 1.0
+    return moved
+
+
+def worse(score: float, other: float, monitor: str) -> bool:
+    return score > other if monitor == "val_loss" else score < other
+
+
+@pytest.mark.parametrize("monitor, average", [
+    ("val_loss", "first validation"), ("val_bleu", "first validation"),
+    ("val_loss", "best validation, an unread row moved"), ("val_bleu", "best validation, an unread row moved"),
+    ("val_bleu", "best validation, output doubled")])
 def test_averaged_weights_are_scored_as_validation_and_kept_only_when_they_score_at_least_the_best(
-        paths, monkeypatch, average):
+        paths, monkeypatch, monitor, average):
     # The "average" is set to weights of known scores; the scoring and the decision are the run's own.
     seen = WeightsAtValidations()
+    best_index = {"val_loss": "idxmin", "val_bleu": "idxmax"}[monitor]
 
     def chosen(self) -> dict:
-        bleus = [float(row["val_bleu"]) for row in history(paths)]
-        return seen.weights[0] if average == "first validation" else doubled_output(
-            seen.weights[bleus.index(max(bleus))])
+        rows = pd.DataFrame(history(paths)).astype(float)
+        best = seen.weights[int(getattr(rows[monitor], best_index)())]
+        return {"first validation": lambda: seen.weights[0], "best validation, output doubled": lambda: doubled_output(
+            best), "best validation, an unread row moved": lambda: unread_row_moved(best)}[average]()
 
     monkeypatch.setattr(LastWeights, "average", chosen)
-    params = tiny_params(trainer={"average_last": 3, "validations": 5})
+    params = tiny_params(trainer={"average_last": 3, "validations": 5, "monitor": monitor})
     metrics = train_with(paths, params, [seen], monkeypatch, MlflowParams(enabled=False))
     assert metrics == {k: v for k, v in json.loads((paths.reports / "metrics.json").read_text()).items()}
     rows = pd.read_csv(paths.reports / "history.csv")
-    best = rows.loc[rows["val_bleu"].idxmax()]
+    best = rows.loc[getattr(rows[monitor], best_index)()]
+    assert metrics["best_update"] == best["step"]
     model = model_weights(paths)
     assert metrics["averaged_validations"] == 3
-    if average == "first validation":  # a young model: it scores as its validation did, below the best
+    if average == "first validation":  # a young model: it scores as its validation did, worse than the best
         first = rows.iloc[0]
-        assert metrics["average_val_bleu"] == pytest.approx(first["val_bleu"], abs=1e-6)
-        assert first["val_bleu"] < best["val_bleu"]
+        for name in ("val_loss", "val_bleu"):
+            assert metrics[f"average_{name}"] == pytest.approx(first[name], abs=1e-6)
+        assert worse(first[monitor], best[monitor], monitor)
         assert not metrics["averaged"]
-        expected, scores = seen.weights[int(rows["val_bleu"].idxmax())], best
-    else:  # the same outputs: a BLEU equal to the best's is kept, with its own loss
-        assert metrics["average_val_bleu"] == pytest.approx(best["val_bleu"], abs=1e-6) and metrics["averaged"]
+        expected, scores = seen.weights[best.name], best
+    else:  # as good by the monitor: kept, with its own scores
+        assert metrics[f"average_{monitor}"] == pytest.approx(best[monitor], rel=1e-7) and metrics["averaged"]
         expected, scores = chosen(None), {**metrics}
-        assert metrics["val_loss"] != pytest.approx(best["val_loss"], rel=1e-3)
+        if average == "best validation, output doubled":
+            assert metrics["val_loss"] != pytest.approx(best["val_loss"], rel=1e-3)
     for name in ("val_loss", "val_ppl", "val_bleu"):
         assert metrics[name] == pytest.approx(scores[name], rel=1e-6), name
     assert metrics["val_ppl"] == pytest.approx(math.exp(metrics["val_loss"]), rel=1e-6)
     for name, tensor in model.items():
         assert torch.equal(tensor, expected[name]), name
+
+
+def test_best_row_is_the_first_of_the_best_by_the_monitors_direction():
+    rows = [{"step": 1, "val_loss": 2.0, "val_bleu": 10.0}, {"step": 2, "val_loss": 1.5, "val_bleu": 12.0},
+            {"step": 3, "val_loss": 1.5, "val_bleu": 11.0}, {"step": 4, "val_loss": 1.7, "val_bleu": 12.0}]
+    assert best_row(rows, "val_loss")["step"] == 2 and best_row(rows, "val_bleu")["step"] == 2
+    assert best_row(rows[2:], "val_bleu")["step"] == 4 and best_row([], "val_loss") == {}
+    assert at_least_as_good(1.5, 1.5, "val_loss") and not at_least_as_good(1.6, 1.5, "val_loss")
+    assert at_least_as_good(12.0, 11.0, "val_bleu") and not at_least_as_good(1.5, 1.6, "val_bleu")
+
+
+@pytest.mark.parametrize("monitor, key, mode", [("val_loss", "val/loss", "min"), ("val_bleu", "val/bleu", "max")])
+def test_the_best_checkpoint_and_early_stopping_watch_the_monitor(tmp_path, monitor, key, mode):
+    params = tiny_params(trainer={"monitor": monitor, "early_stopping_patience": 2})
+    trainer, *_ = build_trainer(params, TrainPaths(tmp_path, tmp_path, tmp_path / "out", tmp_path / "reports"))
+    [stopping] = [c for c in trainer.callbacks if isinstance(c, EarlyStopping)]
+    assert (trainer.checkpoint_callback.monitor, trainer.checkpoint_callback.mode) == (key, mode)
+    assert (stopping.monitor, stopping.mode, stopping.patience) == (key, mode, 2)
 
 
 # An EMA run: 30 updates, a warm-up of 5, validations at three of them; a decay the 30 updates feel.
@@ -746,7 +786,7 @@ def test_validations_score_and_the_model_keeps_the_ema_of_the_weights_after_each
     for step, scored in seen.scored.items():
         torch.testing.assert_close(scored, ema[step], rtol=1e-6, atol=1e-7)
     rows = pd.read_csv(paths.reports / "history.csv")
-    best = int(rows.loc[rows["val_bleu"].idxmax(), "step"])
+    best = int(rows.loc[rows["val_loss"].idxmin(), "step"])  # the default monitor
     model = model_weights(paths)
     torch.testing.assert_close(model, ema[best], rtol=1e-6, atol=1e-7)
     assert any(not torch.equal(model[k], seen.updated[best][k]) for k in model)  # not the weights trained

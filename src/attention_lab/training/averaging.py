@@ -12,6 +12,20 @@ import torch
 
 # metrics.json's names for the validation's scores, which the Lightning module logs.
 SCORES = {"val_loss": "val/loss", "val_ppl": "val/ppl", "val_bleu": "val/bleu"}
+# Lightning's mode for each score `trainer.monitor` may name: which way is better.
+MODES = {"val_loss": "min", "val_bleu": "max"}
+
+
+def at_least_as_good(score: float, other: float, monitor: str) -> bool:
+    """Whether `score` is `other` or better by `monitor` (a key of MODES)."""
+    return score <= other if MODES[monitor] == "min" else score >= other
+
+
+def best_row(rows: list[dict], monitor: str) -> dict:
+    """The validation (a history row) best by `monitor`, the first of equals as ModelCheckpoint keeps
+    it; {} without one."""
+    pick = min if MODES[monitor] == "min" else max
+    return pick(rows, key=lambda row: row[monitor]) if rows else {}
 
 
 class LastWeights(pl.Callback):
@@ -61,13 +75,13 @@ def score_average(trainer: pl.Trainer, module: pl.LightningModule, datamodule: p
     return {name: float(logged[key]) for name, key in SCORES.items()}
 
 
-def keep_better(model: torch.nn.Module, kept: LastWeights, average: dict, best: dict) -> dict:
-    """Make `model`, which holds the best validation's weights, the average when the average's
-    val_bleu is at least the best validation's; returns the metrics of the model kept: `best`'s
-    scores or the average's, and which it is."""
-    averaged = average["val_bleu"] >= best["val_bleu"]
+def keep_better(model: torch.nn.Module, kept: LastWeights, average: dict, best: dict, monitor: str) -> dict:
+    """Make `model`, which holds the best validation's weights, the average when the average scores
+    at least as well by `monitor`; returns the metrics of the model kept: `best`'s scores or the
+    average's, and which it is."""
+    averaged = at_least_as_good(average[monitor], best[monitor], monitor)
     if averaged:
         model.load_state_dict(kept.average())
     chosen = average if averaged else {name: best[name] for name in SCORES}
-    return {**chosen, "average_val_bleu": average["val_bleu"], "averaged": averaged,
-            "averaged_validations": len(kept.kept)}
+    return {**chosen, "average_val_loss": average["val_loss"], "average_val_bleu": average["val_bleu"],
+            "averaged": averaged, "averaged_validations": len(kept.kept)}

@@ -29,14 +29,20 @@ class TrainerParams:
     # Validations spread evenly over the run (in updates, or in minutes of budget_minutes); the last
     # comes where training ends. Each is a point of the learning curves and a checkpoint candidate.
     validations: int = param(16, ge=1)
+    # The validation score that chooses the model, which the average of average_last must match, and
+    # early stopping watches: val_loss (lowest; the NLL of data.val_loss_size valid pairs) or val_bleu
+    # (highest; greedy, data.val_bleu_size sources). Under the linear schedule the loss falls to the
+    # end, as the whole valid split's BLEU rises, where 500 sources' BLEU picks earlier weights by
+    # its noise (docs/model-choice.md).
+    monitor: Literal["val_loss", "val_bleu"] = "val_loss"
     # The model is the average of the weights at the last N validations when that average scores at
-    # least the best validation's val/bleu (same sample); null = the best validation's weights.
+    # least as well as the best validation by `monitor` (same sample); null = the best validation's weights.
     average_last: int | None = param(None, ge=2)
     # The model is an exponential moving average of the weights (training/ema.py), which every
     # validation scores: the decay kept per update; null = off. Not with average_last, which would
     # then average weights the EMA swapped in and out.
     ema_decay: float | None = param(None, gt=0, lt=1)
-    early_stopping_patience: int | None = param(None, ge=1)  # validations without a better val/bleu
+    early_stopping_patience: int | None = param(None, ge=1)  # validations without a better `monitor`
     log_every_n_steps: int = param(50, ge=1)
     # On CUDA, a Transformer's training passes replayed as CUDA graphs, one per bucket of padded
     # batch shapes (training/cuda_graphs.py): a small model's step is launch-bound there. A GPU-sized

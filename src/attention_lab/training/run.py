@@ -22,7 +22,7 @@ from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer
 from attention_lab.model.seq2seq import build_model, check_joint
 from attention_lab.tracking import store as tracking
 from attention_lab.training.allocator import keep_freed_memory
-from attention_lab.training.averaging import LastWeights
+from attention_lab.training.averaging import MODES, SCORES, LastWeights
 from attention_lab.training.callbacks import (
     NEVER,
     EpochLength,
@@ -42,9 +42,6 @@ from attention_lab.training.schedule import LinearSchedule
 from attention_lab.training.steps import Job, export, fit, record, restore
 from attention_lab.training.validation_schedule import ValidationSchedule
 
-MONITOR = "val/bleu"
-
-
 def resolve_precision(precision: str, accelerator: str) -> str:
     """`auto` is full precision on the CPU and bf16 autocast on CUDA."""
     if precision != "auto":
@@ -61,7 +58,9 @@ def build_trainer(params: Seq2SeqParams, paths: TrainPaths) -> tuple[pl.Trainer,
     # where a killed run resumes (`save_last` would write it only when the best one changes). The best
     # holds the weights alone: Adam's moments, twice their size, serve only to resume. Under EMA it is
     # whole, as the callback puts its average in the weights' place only in a whole checkpoint.
-    best = ModelCheckpoint(dirpath=paths.checkpoints, filename="best", monitor=MONITOR, mode="max", save_top_k=1,
+    config = params.trainer
+    monitor, mode = SCORES[config.monitor], MODES[config.monitor]
+    best = ModelCheckpoint(dirpath=paths.checkpoints, filename="best", monitor=monitor, mode=mode, save_top_k=1,
                            auto_insert_metric_name=False, enable_version_counter=False,
                            save_weights_only=not params.trainer.ema_decay)
     last = ModelCheckpoint(dirpath=paths.checkpoints, filename="last", enable_version_counter=False)
@@ -69,7 +68,6 @@ def build_trainer(params: Seq2SeqParams, paths: TrainPaths) -> tuple[pl.Trainer,
     warnings.filterwarnings("ignore", message=r"Checkpoint directory .* exists and is not empty")
     # Under mixed precision the weights stay float32, which is what the summary's size counts.
     warnings.filterwarnings("ignore", message=r"Precision .*-mixed is not supported by the model summary")
-    config = params.trainer
     schedule = None
     if params.optim.schedule == "linear":
         budget = config.budget_minutes * 60 if config.budget_minutes else None
@@ -85,7 +83,7 @@ def build_trainer(params: Seq2SeqParams, paths: TrainPaths) -> tuple[pl.Trainer,
         warmup = params.optim.warmup_steps if params.optim.schedule == "linear" else 0
         callbacks.append(WarmupEMA(config.ema_decay, warmup))
     if config.early_stopping_patience:
-        callbacks.append(EarlyStopping(MONITOR, mode="max", patience=config.early_stopping_patience))
+        callbacks.append(EarlyStopping(monitor, mode=mode, patience=config.early_stopping_patience))
     try:
         trainer = pl.Trainer(
             accelerator=config.accelerator, devices=config.devices, strategy=config.strategy,

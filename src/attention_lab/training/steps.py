@@ -30,7 +30,7 @@ from attention_lab.model.encoder_decoder import EncoderDecoder
 from attention_lab.tracking import store as tracking
 from attention_lab.tracking.record import record_training
 from attention_lab.plotting import curves
-from attention_lab.training.averaging import SCORES, LastWeights, keep_better, score_average
+from attention_lab.training.averaging import SCORES, LastWeights, best_row, keep_better, score_average
 from attention_lab.training.callbacks import History
 from attention_lab.training.datamodule import TranslationDataModule
 from attention_lab.tracking.lightning_logger import make_logger
@@ -119,10 +119,10 @@ def fit(job: Job) -> tuple[bool, dict | None]:
     return job.trainer.is_global_zero, average
 
 
-def training_metrics(history: list[dict], model: EncoderDecoder) -> dict:
-    """The stage's metrics: the updates made, the last validation's training loss and NLL, the best
-    validation's scores (its checkpoint is the model, unless the average is: `export`)."""
-    best = max(history, key=lambda r: r["val_bleu"]) if history else {}
+def training_metrics(history: list[dict], model: EncoderDecoder, monitor: str) -> dict:
+    """The stage's metrics: the updates made, the last validation's training loss and NLL, the scores
+    of the validation best by `monitor` (its checkpoint is the model, unless the average is: `export`)."""
+    best = best_row(history, monitor)
     timed = history[1:] or history  # the first stretch includes warm-up
     seconds = sum(r["train_seconds"] for r in timed)
     tokens = sum(r["tokens_per_s"] * r["train_seconds"] for r in timed)
@@ -144,10 +144,11 @@ def export(job: Job, average: dict | None = None) -> dict:
     best = job.trainer.checkpoint_callback.best_model_path
     if best:
         job.module.load_state_dict(torch.load(best, map_location="cpu", weights_only=True)["state_dict"])
-    metrics = training_metrics(job.history.rows, job.module.model)
+    monitor = job.params.trainer.monitor
+    metrics = training_metrics(job.history.rows, job.module.model, monitor)
     if average is not None:
         kept = next(c for c in job.trainer.callbacks if isinstance(c, LastWeights))
-        metrics |= keep_better(job.module.model, kept, average, metrics)
+        metrics |= keep_better(job.module.model, kept, average, metrics, monitor)
     save_model(job.paths.out / "model.pt", job.module.model.cpu(), job.tokenizer)
     write_json(job.paths.reports / "metrics.json", metrics)
     job.state.keep(outputs(job.paths))
