@@ -42,6 +42,7 @@ from attention_lab.training.schedule import LinearSchedule
 from attention_lab.training.steps import Job, export, fit, record, restore
 from attention_lab.training.validation_schedule import ValidationSchedule
 
+
 def resolve_precision(precision: str, accelerator: str) -> str:
     """`auto` is full precision on the CPU and bf16 autocast on CUDA."""
     if precision != "auto":
