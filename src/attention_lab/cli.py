@@ -82,6 +82,7 @@ def translate(args: argparse.Namespace) -> None:
         values = {key: getattr(args, option[2:].replace("-", "_")) for key, option in SEARCH_OPTIONS.items()}
         values["split_sentences"] = not args.no_split  # switches: no value to name in an error
         values["copy_numbers"] = not args.free_numbers
+        values["drop_repeats"] = not args.keep_repeats
         try:
             search = from_mapping(SearchParams, values, "translate")
         except ConfigError as exc:
@@ -171,6 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--max-output-pieces", type=positive_int, default=512,
                    help="no translation runs longer, whatever --max-len-ratio says (default: %(default)s)")
     t.add_argument("--free-numbers", action="store_true", help="search digits freely (default: the source's numbers)")
+    t.add_argument("--keep-repeats", action="store_true",
+                   help="keep words the model wrote twice in a row (default: written once)")
     t.add_argument("--no-split", action="store_true",
                    help="translate each line whole, not sentence by sentence (the model learnt from single sentences)")
     t.add_argument("--input", help="file with one line of text per line, - for stdin")

@@ -1,6 +1,7 @@
 """Text in, text out: a line read as the model reads it (inference/reading.py: sentences, casing, quotes,
-characters carried around the model), tokenizer, batched search, `<unk>` replacement, garbled names written
-as typed, the forms of numbers and the number check, around a trained model.
+characters carried around the model), tokenizer, batched search, `<unk>` replacement, words written twice
+in a row written once, garbled names written as typed, the forms of numbers and the number check, around a
+trained model.
 
 Imports nothing from Lightning, MLflow or DVC: translating needs only the model file.
 """
@@ -29,6 +30,7 @@ from attention_lab.inference.number_constraint import NumberConstraint
 from attention_lab.inference.number_forms import french_numbers, french_ordinals
 from attention_lab.inference.quotes import read, requoted
 from attention_lab.inference.reading import Sentence, read_lines
+from attention_lab.inference.repeats import written_once
 from attention_lab.inference.search import run_search
 from attention_lab.inference.reporting import after_quoted_sentences
 from attention_lab.inference.search_steps import output_limits
@@ -59,6 +61,8 @@ class SearchParams:
     split_sentences: bool = True
     # Digits only as the source's digit groups, whole (inference/number_constraint.py): no number is made up.
     copy_numbers: bool = True
+    # A run of words the model wrote twice in a row is written once (inference/repeats.py).
+    drop_repeats: bool = True
 
 
 class SourceTooLong(UserError):
@@ -219,6 +223,11 @@ class Translator:
                 pieces = tgt_codec.id_pieces(outputs[row][: lengths[row]])
                 if tgt_codec.emits_unk:
                     pieces = replace_unknown(pieces, weights, src_codec.surface(text))
+                if search.drop_repeats:
+                    # The rows of the pieces kept, then `<eos>`'s when emitted: heatmaps label what is written.
+                    keep = written_once(pieces, text, tgt_codec.join)
+                    rows = keep + list(range(len(pieces), len(weights)))
+                    pieces, weights, kept = [pieces[t] for t in keep], weights[rows], kept[:, rows]
                 names = (names_written(text, pieces, weights, src_codec, tgt_codec, self.tokenizer.words)
                          if self.tokenizer.words else None)
                 cased = put_back(s.carried, text, pieces, weights, src_codec, tgt_codec,

@@ -10,7 +10,8 @@ translated sentence by sentence), and `missing_numbers`, the digit groups of the
 translation does not write in digits, space-separated ("" when none): a row to check.
 Params (optional, per request): `beam_size` (1 = greedy), `length_penalty`, `coverage_penalty`,
 `min_len_ratio`, `keep_live`, `max_len_ratio`, `max_len_extra`, `split_sentences` (false: each row whole),
-`copy_numbers` (false: digits the source lacks may be written).
+`copy_numbers` (false: digits the source lacks may be written), `drop_repeats` (false: words the model
+wrote twice in a row stay).
 
 The work of one request is bounded (README: Limits). Before any search: each sentence at most
 `SearchParams.max_source_pieces`, the request at most `MAX_REQUEST_PIECES` in all (its memory),
@@ -35,7 +36,7 @@ OUTPUT_COLUMNS = ("translation", "missing_numbers")
 ARTIFACT = "model"  # the model file among the logged model's artifacts
 # What a request may set: SearchParams' search options, not its limits.
 REQUEST_PARAMS = ("beam_size", "length_penalty", "coverage_penalty", "min_len_ratio", "keep_live", "max_len_ratio",
-                  "max_len_extra", "split_sentences", "copy_numbers")
+                  "max_len_extra", "split_sentences", "copy_numbers", "drop_repeats")
 MAX_REQUEST_PIECES = 16_384  # source pieces in one request: ~1,500 typical sentences, ~10 s at beam 8
 MAX_BEAM = 16
 MAX_REQUEST_SECONDS = 30.0

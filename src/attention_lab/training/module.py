@@ -55,7 +55,8 @@ class OptimParams:
 
 
 # The project's own valid split: every source is decoded greedily, however long (outputs stay capped).
-VALIDATION_SEARCH = SearchParams(beam_size=1, max_source_pieces=sys.maxsize)
+# Words the model writes twice in a row stay: validation scores the model, stutters included.
+VALIDATION_SEARCH = SearchParams(beam_size=1, max_source_pieces=sys.maxsize, drop_repeats=False)
 
 
 class DivergedError(UserError):

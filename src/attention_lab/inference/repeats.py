@@ -1,0 +1,68 @@
+"""Words the model wrote twice in a row, written once: `He sang some old songs.` came back as `Il a chanté
+des chansons chansons.`, `She left home ten minutes ago.` as `Elle est parti il y a dix minutes il y a dix
+minutes.` A stutter is a small model's failure, not French: the rule below changes 11 of the corpus's 167,130
+French sentences (4 of them its typos: `de de`, `la la`), and about one valid output in 200 (docs/trust.md).
+
+A run of 1 to `LONGEST` words written again right after itself is written once: the first copy stays, with
+the second's closing punctuation (`bien bien.` -> `bien.`). Not collapsed:
+- `nous nous`, `vous vous` (`Nous nous sommes perdus.`) and `faire faire` (`Je vais le faire faire.`);
+- a run with punctuation inside, where a clause may end (`Non, non.`, `À l'homme, à l'homme`);
+- anything in the translation of a source that itself uses a word of 4 letters or more twice (`very,
+  very`, `What's done is done.` -> `Ce qui est fait est fait.`, `Call a spade a spade.`): the French may
+  repeat on purpose.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from attention_lab.inference.symbols import output_words
+
+LONGEST = 6
+MEANT = frozenset({"nous", "vous", "faire"})  # French that doubles a word on purpose
+_WORD = re.compile(r"(?P<core>.*\w)(?P<tail>\W*)", re.S)  # `bien.`: core `bien`, tail `.`
+
+
+def repeats_on_purpose(source: str) -> bool:
+    """Whether `source` uses a word of 4 letters or more twice, any casing."""
+    return any(n > 1 for n in Counter(re.findall(r"[^\W\d_]{4,}", source.lower())).values())
+
+
+def written_once(pieces: Sequence[str], source: str, join: Callable[[Sequence[str]], str]) -> list[int]:
+    """The indices of `pieces` to keep, in order: all of them, less the second copy of each run of words
+    `join(pieces)` (split at spaces) writes twice in a row (its closing punctuation kept)."""
+    everything = list(range(len(pieces)))
+    if not pieces or repeats_on_purpose(source):
+        return everything
+    words = join(pieces).split()
+    # A piece that writes no character (a bare `▁` before `à` or a digit) starts the word after it.
+    word_of = output_words(pieces, join)
+    for t in reversed(range(len(pieces) - 1)):
+        if not join([pieces[t]]).strip():
+            word_of[t] = word_of[t + 1]
+    of_word: list[list[int]] = [[] for _ in words]
+    for t, w in enumerate(word_of):
+        of_word[w].append(t)
+    dropped: set[int] = set()
+    kept: list[tuple[str, bool, int]] = []  # (lower-case core, "" for punctuation; ends in punctuation; word)
+    for w, word in enumerate(words):
+        match = _WORD.fullmatch(word)
+        kept.append((match["core"].lower(), bool(match["tail"]), w) if match else ("", True, w))
+        for n in range(1, LONGEST + 1):
+            first, second = kept[-2 * n : -n], kept[-n:]
+            if len(first) < n or [c[0] for c in first] != [c[0] for c in second] or not all(c[0] for c in first):
+                continue
+            if any(c[1] for c in first) or any(c[1] for c in second[:-1]):
+                continue  # punctuation inside the run: a clause may end there
+            if n == 1 and first[0][0] in MEANT:
+                continue
+            tail = [t for t in of_word[w] if not re.search(r"\w", pieces[t])] if second[-1][1] else []
+            if second[-1][1] and join([pieces[t] for t in tail]).strip() != match["tail"]:
+                continue  # the punctuation shares a piece with letters: it cannot stay alone
+            dropped.update(t for *_, k in second for t in of_word[k] if t not in tail)
+            del kept[-n:]
+            kept[-1] = (kept[-1][0], second[-1][1], kept[-1][2])
+            break
+    return [t for t in everything if t not in dropped]
