@@ -3,12 +3,15 @@
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
+from test_cli import cli
 
 from attention_lab.inference import translator as translator_module
 from attention_lab.inference.repeats import LONGEST, written_once
 from attention_lab.inference.translator import SearchParams, Translator
+from attention_lab.tracking import served_model
 from attention_lab.training.module import VALIDATION_SEARCH
 
 torch.set_num_threads(1)
@@ -94,3 +97,21 @@ def test_the_translator_writes_what_is_kept_and_labels_its_attention_rows_with_i
     np.testing.assert_array_equal(dropped.maps, raw.maps[:, 1:])
     assert translator.translate(line, raw_search)[0].pieces == raw.pieces  # off: nothing dropped
     assert not VALIDATION_SEARCH.drop_repeats  # validation scores the model's own words
+
+
+def test_the_cli_and_the_served_model_keep_the_repeats_when_told(trained_model, monkeypatch, capsys):
+    # Dropping the first piece stands for a repeat written once: the outputs then differ whatever the model says.
+    line = "I see the cat."
+    translator = Translator.load(trained_model, "cpu")
+    raw = translator.translate([line], SearchParams(drop_repeats=False))[0].text
+    monkeypatch.setattr(translator_module, "written_once", lambda pieces, source, join: list(range(1, len(pieces))))
+    once = translator.translate([line])[0].text
+    assert once != raw
+    command = ("translate", "--model", trained_model, "--device", "cpu", line)
+    assert cli(capsys, *command) == (0, f"{once}\n", "")
+    assert cli(capsys, *command[:-1], "--keep-repeats", line) == (0, f"{raw}\n", "")
+    served = served_model.TranslatorModel()
+    served.translator = translator
+    frame = pd.DataFrame({served_model.TEXT: [line]})
+    assert served.predict(None, frame)["translation"].tolist() == [once]
+    assert served.predict(None, frame, {"drop_repeats": False})["translation"].tolist() == [raw]
