@@ -223,6 +223,71 @@ def test_cached_incremental_decoding_equals_full_prefix_recomputation(chunks):
         assert (attention[row, ..., n:] == 0).all()
 
 
+def replayed_self_attention(model: TransformerSeq2Seq, src, src_len, tgt) -> tuple[torch.Tensor, torch.Tensor]:
+    """The pre-norm stacks replayed by hand, each attention by `per_head_formula` (softmax(q kᵀ / √Z) of
+    the block's own W_q and W_k over its LayerNorm'd input): every layer's and head's encoder
+    self-attention (B, R, S, S), padded keys masked, and decoder self-attention (B, R, T, T), causal."""
+    steps, size = tgt.shape[1], H
+    key_valid = torch.arange(src.shape[1])[None, None, :] < src_len[:, None, None]  # (B, 1, S)
+    causal = torch.ones(steps, steps, dtype=torch.bool).tril()[None].expand(B, -1, -1)  # (B, T, T)
+
+    def embedded(embedding, tokens):
+        return embedding(tokens) * math.sqrt(size) + sinusoids(torch.arange(tokens.shape[1]), size).double()
+
+    x, encoder = embedded(model.encoder.embedding, src), []
+    for block in model.encoder.blocks:
+        h = block.norm1(x)
+        context, weights = per_head_formula(block.attention, h, h, h, key_valid.expand(-1, src.shape[1], -1))
+        x = x + context
+        x = x + block.ffn(block.norm2(x))
+        encoder.append(weights)
+    memory = model.encoder.norm(x)
+    y, decoder = embedded(model.decoder.embedding, tgt), []
+    for block in model.decoder.blocks:
+        h = block.norm1(y)
+        context, weights = per_head_formula(block.self_attention, h, h, h, causal)
+        y = y + context
+        y = y + per_head_formula(block.cross_attention, block.norm2(y), memory, memory,
+                                 key_valid.expand(-1, steps, -1))[0]
+        y = y + block.ffn(block.norm3(y))
+        decoder.append(weights)
+    return torch.cat(encoder, dim=1), torch.cat(decoder, dim=1)  # (B, R, S, S), (B, R, T, T): layer-major
+
+
+def test_self_attention_maps_equal_a_naive_recomputation_of_the_blocks():
+    """Encoder and decoder self-attention of every layer and head, for sentences of unequal lengths
+    (padding), against the stacks replayed by hand; exact zeros at padded keys and above the diagonal."""
+    model = tiny()
+    src, src_len = sources()
+    tgt = targets()
+    with torch.no_grad():
+        encoder, decoder = model.self_attention(src, src_len, tgt)
+        expected_encoder, expected_decoder = replayed_self_attention(model, src, src_len, tgt)
+    steps, longest = tgt.shape[1], int(LENGTHS.max())
+    assert encoder.shape == (B, 2 * M, longest, longest) and decoder.shape == (B, 2 * M, steps, steps)
+    torch.testing.assert_close(encoder, expected_encoder)
+    torch.testing.assert_close(decoder, expected_decoder)
+    for row, n in enumerate(LENGTHS.tolist()):
+        assert (encoder[row, :, :, n:] == 0).all()  # no query reads padding
+        torch.testing.assert_close(encoder[row, :, :n].sum(-1), torch.ones(2 * M, n, dtype=torch.float64))
+    assert (decoder.triu(1) == 0).all()  # no step reads a later one
+    torch.testing.assert_close(decoder.sum(-1), torch.ones(B, 2 * M, steps, dtype=torch.float64))
+    assert decoder[..., 1:, 0].min() > 0 and encoder[0, :, :, 6].min() > 0  # not zero where readable
+    # A sentence alone, without padding, gets the same maps: padding changes nothing.
+    for row, n in enumerate(LENGTHS.tolist()):
+        with torch.no_grad():
+            alone = model.self_attention(src[row : row + 1, :n], src_len[row : row + 1], tgt[row : row + 1])
+        torch.testing.assert_close(alone[0][0], encoder[row, :, :n, :n])
+        torch.testing.assert_close(alone[1][0], decoder[row])
+
+
+def test_a_recurrent_model_has_no_self_attention_maps():
+    recurrent = build_model(ModelParams(embed_size=8, hidden_size=12), SRC_V, TGT_V).eval()
+    src, src_len = sources()
+    assert not recurrent.self_attends and recurrent.self_attention(src, src_len, targets()) is None
+    assert tiny().self_attends
+
+
 def test_hypotheses_share_their_sentences_source_and_finished_sentences_leave():
     """Beam search's state: W rows per sentence read the source kept once per sentence (never
     copied by `select`); `keep` drops sentences with their rows and the rest step as before."""

@@ -27,9 +27,17 @@ class EncoderDecoder(nn.Module):
         """src (B, S), src_len (B,) -> the decoder's initial state."""
         raise NotImplementedError
 
+    # Whether `self_attention` gives maps: only a Transformer's encoder and decoder attend to themselves.
+    self_attends = False
+
     def forward(self, src: Tensor, src_len: Tensor, tgt_in: Tensor) -> Tensor:
         """Teacher-forced logits (B, T, V) for sources (B, S) and decoder inputs (B, T)."""
         return self.decoder(tgt_in, self.encode(src, src_len))
+
+    def self_attention(self, src: Tensor, src_len: Tensor, tgt_in: Tensor) -> tuple[Tensor, Tensor] | None:
+        """The encoder's self-attention (B, R, S, S) and the decoder's masked self-attention (B, R, T, T)
+        of sources (B, S) and decoder inputs (B, T); None for a model without self-attention (recurrent)."""
+        return None
 
     def tie_embeddings(self, how: str) -> None:
         """Press and Wolf 2017: `output` has the decoder's output layer reuse the target embedding

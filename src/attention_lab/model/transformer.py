@@ -8,6 +8,9 @@ Embeddings are scaled by √H and added to sinusoidal positions (§3.4, §3.5). 
 `step` runs any number of new tokens against its cache of earlier steps' self-attention keys and
 values, so search pays for one position per step and teacher forcing runs all steps at once
 (a causal mask keeps each position from reading later ones). Shapes: see the package notation.
+
+`self_attention` gives the encoder's and the decoder's self-attention weights of a pair, for a
+translation already chosen: a pass of its own, asked for by heatmaps, never run by training or search.
 """
 
 from __future__ import annotations
@@ -81,11 +84,13 @@ class EncoderBlock(nn.Module):
         self.ffn = FeedForward(p.model_size, p.ffn_size, p.dropout)
         self.dropout = nn.Dropout(p.dropout)
 
-    def forward(self, x: Tensor, src_len: Tensor) -> Tensor:
-        """x (B, S, H), src_len (B,) -> (B, S, H); no position attends to padding."""
+    def forward(self, x: Tensor, src_len: Tensor, need_weights: bool = False) -> tuple[Tensor, Tensor | None]:
+        """x (B, S, H), src_len (B,) -> (B, S, H), and with `need_weights` the self-attention weights
+        (B, M, S, S) (a row per query, zero at padded keys), else None; no position attends to padding."""
         h = self.norm1(x)
-        x = x + self.dropout(self.attention(h, h, h, src_len)[0])
-        return x + self.dropout(self.ffn(self.norm2(x)))
+        context, weights = self.attention(h, h, h, src_len, need_weights)
+        x = x + self.dropout(context)
+        return x + self.dropout(self.ffn(self.norm2(x))), weights
 
 
 class DecoderBlock(nn.Module):
@@ -98,11 +103,13 @@ class DecoderBlock(nn.Module):
         self.dropout = nn.Dropout(p.dropout)
 
     def forward(self, x: Tensor, past_keys: Tensor, past_values: Tensor, memory_keys: Tensor,
-                memory_values: Tensor, src_len: Tensor,
-                need_weights: bool) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
+                memory_values: Tensor, src_len: Tensor, need_weights: bool,
+                self_weights: bool = False) -> tuple[Tensor, Tensor, Tensor, Tensor | None, Tensor | None]:
         """x (N, T, H): T new steps after the t cached ones (N, M, t, Z) -> x (N, T, H), the keys
-        and values of all t + T steps (N, M, t + T, Z), cross-attention weights (N, M, T, S); the
-        source's keys and values (B, M, S, Z) are read once per sentence (`by_sentence`)."""
+        and values of all t + T steps (N, M, t + T, Z), cross-attention weights (N, M, T, S) or None,
+        and with `self_weights` the masked self-attention weights (N, M, T, t + T) (zero at the keys a
+        step may not read), else None; the source's keys and values (B, M, S, Z) are read once per
+        sentence (`by_sentence`)."""
         h = self.norm1(x)
         keys, values = self.self_attention.project(h, h)  # (N, M, T, Z)
         past, steps = past_keys.shape[2], x.shape[1]
@@ -113,11 +120,13 @@ class DecoderBlock(nn.Module):
         # with nothing cached (teacher forcing) `is_causal` keeps the fused kernel and builds no mask.
         readable = (None if steps == 1 or not past
                     else (past + torch.arange(1, steps + 1, device=x.device)).expand(x.shape[0], -1))  # (N, T)
-        x = x + self.dropout(self.self_attention.attend(h, keys, values, readable, causal=steps > 1 and not past)[0])
+        context, own = self.self_attention.attend(h, keys, values, readable, self_weights,
+                                                  causal=steps > 1 and not past)
+        x = x + self.dropout(context)
         context, weights = by_sentence(lambda q: self.cross_attention.attend(q, memory_keys, memory_values, src_len,
                                                                              need_weights), self.norm2(x), len(src_len))
         x = x + self.dropout(context)
-        return x + self.dropout(self.ffn(self.norm3(x))), keys, values, weights
+        return x + self.dropout(self.ffn(self.norm3(x))), keys, values, weights, own
 
 
 class TransformerEncoder(nn.Module):
@@ -130,10 +139,18 @@ class TransformerEncoder(nn.Module):
 
     def forward(self, src: Tensor, src_len: Tensor) -> Tensor:
         """src (B, S), src_len (B,) -> memory (B, S, H); rows at padding are never attended."""
+        return self.attending(src, src_len, need_weights=False)[0]
+
+    def attending(self, src: Tensor, src_len: Tensor, need_weights: bool) -> tuple[Tensor, Tensor | None]:
+        """src (B, S), src_len (B,) -> memory (B, S, H), and with `need_weights` every layer's and
+        head's self-attention weights (B, R, S, S) (R = L·M, layer-major; row = query, column = key,
+        zero at padded keys; the rows of padded queries mean nothing), else None."""
         x = embed_positions(self.embedding, src, 0, self.dropout)
+        weights = []
         for block in self.blocks:
-            x = block(x, src_len)
-        return self.norm(x)
+            x, w = block(x, src_len, need_weights)
+            weights.append(w)
+        return self.norm(x), torch.stack(weights, dim=1).flatten(1, 2) if need_weights else None  # (B, R, S, S)
 
 
 class TransformerDecoder(nn.Module):
@@ -162,8 +179,8 @@ class TransformerDecoder(nn.Module):
         x = embed_positions(self.embedding, tokens, state.steps, self.dropout)  # (B, T, H)
         keys, values, weights = [], [], []
         for i, block in enumerate(self.blocks):
-            x, k, v, w = block(x, state.self_keys[i], state.self_values[i], state.memory_keys[i],
-                               state.memory_values[i], state.src_len, need_weights)
+            x, k, v, w, _ = block(x, state.self_keys[i], state.self_values[i], state.memory_keys[i],
+                                  state.memory_values[i], state.src_len, need_weights)
             keys.append(k)
             values.append(v)
             weights.append(w)
@@ -175,6 +192,20 @@ class TransformerDecoder(nn.Module):
     def teacher_forced(self, tgt_in: Tensor, state: TransformerState) -> Tensor:
         """Decoder inputs (B, T) -> features (B, T, H), all steps in one `step`."""
         return self.step(tgt_in, state, need_weights=False)[0]
+
+    def self_attention(self, tgt_in: Tensor, state: TransformerState) -> Tensor:
+        """Decoder inputs (B, T) teacher-forced from a state with no steps cached -> every layer's and
+        head's masked self-attention weights (B, R, T, T) (R = L·M, layer-major): row t is the step
+        that reads inputs 0..t, so everything above the diagonal is zero."""
+        if state.steps:
+            raise ValueError(f"self_attention reads all steps at once: got a state with {state.steps} cached")
+        x = embed_positions(self.embedding, tgt_in, 0, self.dropout)  # (B, T, H)
+        weights = []
+        for i, block in enumerate(self.blocks):
+            x, _, _, _, w = block(x, state.self_keys[i], state.self_values[i], state.memory_keys[i],
+                                  state.memory_values[i], state.src_len, need_weights=False, self_weights=True)
+            weights.append(w)
+        return torch.stack(weights, dim=1).flatten(1, 2)  # (B, R, T, T)
 
     def forward(self, tgt_in: Tensor, state: TransformerState) -> Tensor:
         """Teacher forcing: decoder inputs (B, T) (`<bos>` + target) -> logits (B, T, V)."""
@@ -196,5 +227,15 @@ class TransformerSeq2Seq(EncoderDecoder):
             init_embedding(embedding)  # scaled by √H on the way in
         self.tie_embeddings(params.tie_embeddings)
 
+    self_attends = True
+
     def encode(self, src: Tensor, src_len: Tensor) -> TransformerState:
         return self.decoder.init_state(self.encoder(src, src_len), src_len)
+
+    def self_attention(self, src: Tensor, src_len: Tensor, tgt_in: Tensor) -> tuple[Tensor, Tensor]:
+        """Sources (B, S), src_len (B,) and decoder inputs (B, T) (`<bos>` + the chosen output) ->
+        the encoder's self-attention (B, R, S, S) and the decoder's masked self-attention (B, R, T, T),
+        every layer and head (R = L·M, layer-major). A pass of its own, which builds the score matrices
+        that the fused kernel of training and search never does: it costs nothing unless called."""
+        memory, encoder = self.encoder.attending(src, src_len, need_weights=True)
+        return encoder, self.decoder.self_attention(tgt_in, self.decoder.init_state(memory, src_len))
