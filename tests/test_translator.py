@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from attention_lab.data.special_tokens import EOS, EOS_ID, UNK, UNK_ID
+from attention_lab.data.special_tokens import BOS_ID, EOS, EOS_ID, UNK, UNK_ID
+from attention_lab.inference.sentences import block_diagonal
 from attention_lab.inference.symbols import take_out
 from attention_lab.inference.translator import SearchParams, SourceTooLong, Translator, replace_unknown
 
@@ -207,3 +208,112 @@ def test_word_mode_copies_source_words_for_every_unk(word_model):
             assert len(result.pieces) == len(result.src_pieces)  # the limit: ceil(1.0 * source tokens)
             expected = [surface[int(np.argmax(row[: len(surface)]))] for row in result.attention]
             assert result.pieces == expected
+
+
+# -- self-attention maps -----------------------------------------------------------------------------
+
+SELF_MAPPED = ["I see the cat.", "We like the book and she takes the car now.", "Go."]
+
+
+@pytest.fixture(scope="module")
+def transformer(transformer_model) -> Translator:
+    return Translator.load(transformer_model, "cpu")
+
+
+def assert_same_translations(off, on) -> None:
+    """Everything but the self-attention maps, exactly."""
+    for a, b in zip(off, on, strict=True):
+        assert (a.text, a.pieces, a.output_labels, a.src_pieces, a.score) == (b.text, b.pieces, b.output_labels,
+                                                                               b.src_pieces, b.score)
+        np.testing.assert_array_equal(a.attention, b.attention)
+        np.testing.assert_array_equal(a.maps, b.maps)
+
+
+@pytest.mark.parametrize("beam", [1, 4])
+def test_self_maps_change_nothing_else_and_are_distributions_over_what_each_piece_may_read(transformer, beam):
+    search = SearchParams(beam_size=beam)
+    off = transformer.translate(SELF_MAPPED, search, maps=True)
+    on = transformer.translate(SELF_MAPPED, search, maps=True, self_maps=True)
+    assert_same_translations(off, on)
+    assert all(t.encoder_maps is None and t.decoder_maps is None for t in off)  # only when asked
+    for t in on:
+        layers, heads = t.layout
+        sources, steps = len(t.src_pieces), len(t.output_labels)
+        assert t.encoder_maps.shape == (layers * heads, sources, sources) and t.encoder_maps.dtype == np.float32
+        assert t.decoder_maps.shape == (layers * heads, steps, steps)
+        np.testing.assert_allclose(t.encoder_maps.sum(-1), 1.0, atol=1e-5)  # padding in the batch: cut off
+        np.testing.assert_allclose(t.decoder_maps.sum(-1), 1.0, atol=1e-5)
+        assert (np.triu(t.decoder_maps, 1) == 0).all() and (t.decoder_maps[:, 1:, 0] > 0).all()
+    # Each sentence batched with others of other lengths, as alone.
+    for t, text in zip(on, SELF_MAPPED):
+        [alone] = transformer.translate([text], search, self_maps=True)
+        np.testing.assert_allclose(alone.encoder_maps, t.encoder_maps, atol=1e-5)
+        np.testing.assert_allclose(alone.decoder_maps, t.decoder_maps, atol=1e-5)
+
+
+def test_self_maps_are_the_models_own_for_the_chosen_output(transformer, monkeypatch):
+    """The model's `self_attention` for the source and `<bos>` + the output the search chose, rows and
+    columns as the translation labels them."""
+    from attention_lab.inference import translator as module
+
+    chosen, search = [], module.run_search
+
+    def recorded(*args, **kwargs):
+        chosen.append(search(*args, **kwargs))
+        return chosen[-1]
+
+    monkeypatch.setattr(module, "run_search", recorded)
+    text = SELF_MAPPED[1]
+    [t] = transformer.translate([text], SearchParams(drop_repeats=False), self_maps=True)
+    [decoded] = chosen
+    length = int(decoded.lengths[0])
+    outputs = decoded.tokens[0, :length].tolist()
+    src = torch.tensor([transformer.tokenizer.src.encode(text)])
+    with torch.no_grad():
+        encoder, decoder = transformer.model.self_attention(src, torch.tensor([src.shape[1]]),
+                                                            torch.tensor([[BOS_ID] + outputs[:-1]]))
+    np.testing.assert_allclose(t.encoder_maps, encoder[0].numpy(), atol=1e-6)
+    np.testing.assert_allclose(t.decoder_maps, decoder[0].numpy(), atol=1e-6)
+    assert outputs[-1] == EOS_ID and t.output_labels[-1] == EOS  # the last row: the step that wrote <eos>
+    assert t.output_labels[:-1] == [transformer.tokenizer.tgt.piece(i) for i in outputs[:-1]]
+
+
+def test_a_line_of_sentences_gets_their_self_maps_block_diagonal(transformer):
+    line = "I see the cat. Go."
+    [whole] = transformer.translate([line], self_maps=True)
+    parts = transformer.translate(["I see the cat.", "Go."], self_maps=True)
+    assert len(whole.src_pieces) == sum(len(p.src_pieces) for p in parts)  # read as two sentences
+    for field_name in ("encoder_maps", "decoder_maps"):
+        blocks = [getattr(p, field_name) for p in parts]
+        np.testing.assert_allclose(getattr(whole, field_name), block_diagonal(blocks), atol=1e-6)
+    # A line with nothing the model can read: empty maps, as the cross-attention's
+    [empty] = transformer.translate(["🐱"], maps=True, self_maps=True)
+    layers, heads = empty.layout
+    assert empty.maps.shape == empty.encoder_maps.shape == empty.decoder_maps.shape == (layers * heads, 0, 0)
+
+
+def test_a_dropped_repeat_leaves_both_axes_of_the_decoders_self_maps(transformer, monkeypatch):
+    """A step the repeats rule drops loses its row and the column of the piece it wrote: the columns stay
+    the inputs ["<bos>"] + output_labels[:-1]."""
+    from attention_lab.inference import translator as module
+
+    text = SELF_MAPPED[1]
+    [full] = transformer.translate([text], SearchParams(drop_repeats=False), self_maps=True)
+    assert len(full.pieces) >= 4
+    monkeypatch.setattr(module, "written_once", lambda pieces, source, join: [t for t in range(len(pieces)) if t != 1])
+    [dropped] = transformer.translate([text], self_maps=True)
+    rows = [t for t in range(len(full.output_labels)) if t != 1]
+    assert dropped.output_labels == [full.output_labels[t] for t in rows]
+    inputs = ["<bos>"] + full.output_labels[:-1]  # the columns' labels before the drop
+    columns = [j for j in range(len(inputs)) if j != 2]  # input 2 is output 1, the dropped piece
+    assert [inputs[j] for j in columns] == ["<bos>"] + dropped.output_labels[:-1]
+    np.testing.assert_array_equal(dropped.decoder_maps, full.decoder_maps[:, rows][:, :, columns])
+    assert (np.triu(dropped.decoder_maps, 1) == 0).all()
+    np.testing.assert_array_equal(dropped.encoder_maps, full.encoder_maps)
+
+
+def test_a_recurrent_model_has_no_self_maps(translator):
+    off = translator.translate(SELF_MAPPED, maps=True)
+    on = translator.translate(SELF_MAPPED + ["🐱"], maps=True, self_maps=True)
+    assert_same_translations(off, on[:3])
+    assert all(t.encoder_maps is None and t.decoder_maps is None for t in on)

@@ -16,11 +16,12 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from torch import Tensor
 
 from attention_lab.config import param
 from attention_lab.data.batching import budget_batches, pad
 from attention_lab.data.numbers import missing_numbers
-from attention_lab.data.special_tokens import EOS, UNK, UNK_ID
+from attention_lab.data.special_tokens import BOS_ID, EOS, UNK, UNK_ID
 from attention_lab.errors import UserError
 from attention_lab.inference.casing import Casing, recased
 from attention_lab.inference.end_mark import with_run
@@ -96,6 +97,13 @@ class Translation:
     layout: tuple[int, int] = (1, 1)  # (L, M): the model's layers and heads of attention
     # The source's digit groups `text` does not write in digits (data/numbers.py): lines to check.
     missing_numbers: list[str] = field(default_factory=list)
+    # A Transformer's self-attention when asked for (`self_maps`), R = L·M maps layer-major as `maps`;
+    # None for a recurrent model, which has none. Row = query, column = key.
+    # (R, S, S): the encoder's, rows and columns the `src_pieces`.
+    encoder_maps: np.ndarray | None = None
+    # (R, T, T): the decoder's masked self-attention, zero above the diagonal. Row t is the step that wrote
+    # output_labels[t]; its columns are the decoder's inputs it read, ["<bos>"] + output_labels[:-1].
+    decoder_maps: np.ndarray | None = None
 
 
 def joined(source: str, parts: Sequence[Translation]) -> Translation:
@@ -110,7 +118,9 @@ def joined(source: str, parts: Sequence[Translation]) -> Translation:
         score=sum(t.score for t in parts), attention=block_diagonal([t.attention for t in parts]),
         unknown=[w for t in parts for w in t.unknown], carried=[c for t in parts for c in t.carried],
         maps=None if parts[0].maps is None else block_diagonal([t.maps for t in parts]), layout=parts[0].layout,
-        missing_numbers=missing_numbers(source, text))
+        missing_numbers=missing_numbers(source, text),
+        encoder_maps=None if parts[0].encoder_maps is None else block_diagonal([t.encoder_maps for t in parts]),
+        decoder_maps=None if parts[0].decoder_maps is None else block_diagonal([t.decoder_maps for t in parts]))
 
 
 def as_written(output: str, source: str, source_casing: Casing, names: dict[int, str] | None = None) -> str:
@@ -118,6 +128,14 @@ def as_written(output: str, source: str, source_casing: Casing, names: dict[int,
     its ordinals as French abbreviates them, in the source's casing (inference/casing.py), its numbers in
     French form (inference/number_forms.py)."""
     return french_numbers(recased(french_ordinals(renamed(output, names or {})), source_casing), source)
+
+
+def input_columns(rows: list[int]) -> list[int]:
+    """The decoder inputs that label the columns of the steps `rows` (increasing) kept of a sentence's
+    self-attention: `<bos>` (input 0), then the output of each kept step but the last (step t's output
+    is input t + 1; the last output is read by no step). A step the repeats rule drops thus leaves both
+    axes: its row, and the column of the piece it wrote; the kept steps still read only earlier inputs."""
+    return [0] + [t + 1 for t in rows[:-1]] if rows else []
 
 
 def replace_unknown(pieces: list[str], attention: np.ndarray, surface: list[str]) -> list[str]:
@@ -163,11 +181,14 @@ class Translator:
 
     def translate(self, lines: Sequence[str], search: SearchParams | None = None,
                   deadline: float | None = None, maps: bool = False,
-                  progress: Callable[[int], object] | None = None) -> list[Translation]:
+                  progress: Callable[[int], object] | None = None, self_maps: bool = False) -> list[Translation]:
         """Translate each line sentence by sentence, the sentences of all lines in batches of similar
         length; results come back in input order. Past `deadline` (a `time.monotonic()`), the search
         raises `SearchTimeout`. `maps`: keep each layer's and head's attention (`Translation.maps`),
-        not only their average. `progress(n)` is told after each batch how many lines it finished."""
+        not only their average. `progress(n)` is told after each batch how many lines it finished.
+        `self_maps`: a Transformer's encoder and decoder self-attention too (`Translation.encoder_maps`,
+        `decoder_maps`), from one more pass over each batch once its outputs are chosen: the search is
+        the same either way, and off it costs nothing."""
         search = search or SearchParams()
         sentences = self.sentences(lines, search)
         ids = self.checked_ids(sentences, search)
@@ -179,7 +200,7 @@ class Translator:
             if progress is not None:
                 progress(sum(left[line] == 0 for line in lines_in))
 
-        parts = self.translate_sentences(sentences, ids, search, deadline, maps, finished)
+        parts = self.translate_sentences(sentences, ids, search, deadline, maps, finished, self_maps)
         if progress is not None and len(lines) > len(left):
             progress(len(lines) - len(left))  # lines with nothing the model can read: no search
         by_line: list[list[Translation]] = [[] for _ in lines]
@@ -188,18 +209,21 @@ class Translator:
         return [joined(line, line_parts) for line, line_parts in zip(lines, by_line)]
 
     def translate_sentences(self, sentences: Sequence[Sentence], ids: list[list[int]], search: SearchParams,
-                            deadline: float | None, maps: bool,
-                            finished: Callable[[list[int]], object]) -> list[Translation]:
+                            deadline: float | None, maps: bool, finished: Callable[[list[int]], object],
+                            self_maps: bool = False) -> list[Translation]:
         """Each sentence's translation, in order; one with nothing the model can read is its carried
         characters alone, with no search. `finished(batch)` is told each batch's sentence indices."""
         src_codec, tgt_codec = self.tokenizer.src, self.tokenizer.tgt
         layout = self.model.decoder.attention_layout
+        self_maps = self_maps and self.model.self_attends  # a recurrent model's are None
+        no_maps = np.zeros((layout[0] * layout[1], 0, 0), np.float32)  # (R, 0, 0)
         none = np.zeros((0, 0), np.float32)
         results = [Translation(
             source=s.text, src_pieces=[], pieces=[], output_labels=[],
             text=requoted(put_back(s.carried, "", [], none, src_codec, tgt_codec), s.quotes),
             score=0.0, attention=none, unknown=[], carried=read([c.text for c in s.carried]),
-            maps=np.zeros((layout[0] * layout[1], 0, 0), np.float32) if maps else None, layout=layout)
+            maps=no_maps if maps else None, layout=layout,
+            encoder_maps=no_maps if self_maps else None, decoder_maps=no_maps if self_maps else None)
             for s in sentences]
         order = sorted((i for i, s in enumerate(sentences) if s.text), key=lambda i: len(ids[i]))
         forbid = () if tgt_codec.emits_unk else (UNK_ID,)
@@ -215,10 +239,13 @@ class Translator:
                                  numbers=numbers)
             outputs, lengths = decoded.tokens.tolist(), decoded.lengths.tolist()
             attention, scores = decoded.attention.float().cpu().numpy(), decoded.scores.tolist()
+            if self_maps:
+                encoder_maps, decoder_maps = self.self_attention(src, src_len, decoded.tokens, max(lengths))
             for row, i in enumerate(batch):
                 s = sentences[i]
                 text = s.text
                 kept = attention[row, : lengths[row], :, : len(ids[i])].transpose(1, 0, 2)  # (R, T, S)
+                rows = list(range(lengths[row]))  # the steps whose rows are kept
                 weights = kept.mean(axis=0)  # (T, S)
                 pieces = tgt_codec.id_pieces(outputs[row][: lengths[row]])
                 if tgt_codec.emits_unk:
@@ -228,6 +255,10 @@ class Translator:
                     keep = written_once(pieces, text, tgt_codec.join)
                     rows = keep + list(range(len(pieces), len(weights)))
                     pieces, weights, kept = [pieces[t] for t in keep], weights[rows], kept[:, rows]
+                if self_maps:
+                    source = len(ids[i])
+                    encoder_map = encoder_maps[row, :, :source, :source]  # (R, S, S)
+                    decoder_map = decoder_maps[row][:, rows][:, :, input_columns(rows)]  # (R, T, T)
                 names = (names_written(text, pieces, weights, src_codec, tgt_codec, self.tokenizer.words)
                          if self.tokenizer.words else None)
                 cased = put_back(s.carried, text, pieces, weights, src_codec, tgt_codec,
@@ -238,6 +269,17 @@ class Translator:
                     text=requoted(with_run(cased, s.run), s.quotes),
                     score=scores[row], attention=weights,
                     unknown=[w for w, j in zip(src_codec.surface(text), ids[i]) if j == UNK_ID],
-                    carried=read([c.text for c in s.carried]), maps=kept if maps else None, layout=layout)
+                    carried=read([c.text for c in s.carried]), maps=kept if maps else None, layout=layout,
+                    encoder_maps=encoder_map if self_maps else None, decoder_maps=decoder_map if self_maps else None)
             finished(batch)
         return results
+
+    def self_attention(self, src: Tensor, src_len: Tensor, tokens: Tensor, steps: int) -> tuple[np.ndarray, ...]:
+        """The model's encoder (B, R, S, S) and decoder (B, R, T, T) self-attention for sources (B, S),
+        src_len (B,) and the search's outputs `tokens` (B, T), teacher-forced on `<bos>` and the first
+        `steps` - 1 outputs: step t reads what steps before it wrote, as it did in the search. A row's
+        steps after its end read what follows its `<eos>`; being later, they change none of its own."""
+        tgt_in = torch.cat([torch.full_like(tokens[:, :1], BOS_ID), tokens[:, : steps - 1]], dim=1)  # (B, T)
+        with torch.no_grad():
+            encoder, decoder = self.model.self_attention(src, src_len, tgt_in)
+        return encoder.float().cpu().numpy(), decoder.float().cpu().numpy()
