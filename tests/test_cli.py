@@ -338,6 +338,13 @@ def test_bench_reports_same_run_ratios_as_json(corpus_zip, tmp_path, capsys, mon
         assert 0 < speed["sentences"] <= 12
         assert speed["batching_speedup"] == pytest.approx(
             speed["batched_sentences_per_s"] / speed["one_by_one_sentences_per_s"], rel=0.05, abs=0.05)
+    # The default search with the Transformer's self-attention maps off and on: the same outputs; the
+    # recurrent model has no self-attention to measure.
+    self_maps = report["transformer"]["decoding"]["self_maps"]
+    assert "self_maps" not in report["decoding"] and self_maps["same_outputs"] is True
+    assert self_maps["beam_size"] == SearchParams().beam_size and self_maps["sentences"] == speed["sentences"]
+    assert self_maps["on_over_off"] == pytest.approx(
+        self_maps["on_sentences_per_s"] / self_maps["off_sentences_per_s"], rel=0.05, abs=0.01)
 
 # -- bounds and output paths -------------------------------------------------------------------------
 

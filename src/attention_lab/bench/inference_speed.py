@@ -1,5 +1,6 @@
-"""Inference speed for `attention-lab bench`: decoding batched against one sentence at a time, and
-the start-up of `attention-lab translate` in a fresh process."""
+"""Inference speed for `attention-lab bench`: decoding batched against one sentence at a time, the
+default search with a Transformer's self-attention maps asked for against without, and the start-up
+of `attention-lab translate` in a fresh process."""
 
 from __future__ import annotations
 
@@ -9,9 +10,14 @@ import sys
 import time
 from pathlib import Path
 
-from attention_lab.inference.translator import SearchParams, Translator
+import numpy as np
+
+from attention_lab.inference.translator import SearchParams, Translation, Translator
+
 
 def decoding_speed(translator: Translator, sources: list[str], beam_size: int, one_by_one: int) -> dict:
+    """Greedy and beam search's sentences/s, batched and one by one; for a model with self-attention
+    (the Transformer), `self_maps` too."""
     results = {}
     for name, beam in (("greedy", 1), ("beam", beam_size)):
         search = SearchParams(beam_size=beam)
@@ -27,7 +33,34 @@ def decoding_speed(translator: Translator, sources: list[str], beam_size: int, o
                          "batched_sentences_per_s": round(batched, 1),
                          "one_by_one_sentences_per_s": round(single, 1),
                          "batching_speedup": round(batched / single, 1)}
+    if translator.model.self_attends:
+        results["self_maps"] = self_maps_cost(translator, sources)
     return results
+
+
+def same_outputs(off: list[Translation], on: list[Translation]) -> bool:
+    """Whether texts, output pieces, scores and attention are exactly the same."""
+    return all((a.text, a.pieces, a.score) == (b.text, b.pieces, b.score) and np.array_equal(a.attention, b.attention)
+               for a, b in zip(off, on, strict=True))
+
+
+def self_maps_cost(translator: Translator, sources: list[str], rounds: int = 2) -> dict:
+    """The default search's sentences/s with the self-attention maps (`translate(self_maps=True)`) off and
+    on, and whether everything else came out the same. Off is the search as it was before the maps
+    existed; on adds one teacher-forced pass per batch. Rounds alternate off and on and each keeps its
+    best: a machine's other load slows one pass, not the method."""
+    search = SearchParams()
+    best = {False: 0.0, True: 0.0}
+    outputs: dict[bool, list[Translation]] = {}
+    for _ in range(rounds):
+        for on in (False, True):
+            start = time.perf_counter()
+            outputs[on] = translator.translate(sources, search, self_maps=on)
+            best[on] = max(best[on], len(sources) / (time.perf_counter() - start))
+    return {"beam_size": search.beam_size, "sentences": len(sources),
+            "off_sentences_per_s": round(best[False], 1), "on_sentences_per_s": round(best[True], 1),
+            "on_over_off": round(best[True] / best[False], 2),
+            "same_outputs": same_outputs(outputs[False], outputs[True])}
 
 
 def timed_subprocess(code: str) -> tuple[float, str]:

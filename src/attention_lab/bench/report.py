@@ -14,7 +14,9 @@ In one run, on one machine, it measures:
 - with `reference`: the seed model trained the textbook's way (`textbook.py`) on the same batches
   for the same epochs, and the project/reference ratio;
 - decoding throughput, batched against one sentence at a time, greedy and beam, of both the default
-  model (`decoding`) and the Transformer (`transformer.decoding`) (`inference_speed.py`);
+  model (`decoding`) and the Transformer (`transformer.decoding`) (`inference_speed.py`); for a
+  Transformer, the default search with its self-attention maps off and on (`self_maps` beside
+  `greedy` and `beam`: sentences/s each way, and whether the outputs were the same);
 - the start-up time of `attention-lab translate "Go."` in a fresh process, against `import torch`,
   and whether it imported the training stack;
 - the wall-clock seconds of each part (`seconds`), to see where a run's time goes.
