@@ -1,11 +1,18 @@
-"""Stage `heatmaps`: trained model -> attention heatmap PNGs (one per sentence, plus a grid).
+"""Stage `heatmaps`: trained model -> attention heatmap PNGs (one per sentence, plus a grid) and the
+attention explorer page (`explorer.html`: those sentences and the test split's worst and best
+translations, every layer and head).
 
-MLflow: the PNGs join the training run and a child run of it (`tracking.run.child_run`).
+MLflow: the files join the training run and a child run of it (`tracking.run.child_run`).
 """
 
-from attention_lab.atomic import atomic_dir
+import json
+
+import pandas as pd
+
+from attention_lab.atomic import atomic_dir, write_text
 from attention_lab.config import flatten, load_section, to_dict
-from attention_lab.errors import run_main
+from attention_lab.errors import UserError, run_main
+from attention_lab.evaluation.explorer import Entry, explored, identity, page, scored_sample
 from attention_lab.evaluation.heatmaps import HeatmapParams, attention_figures
 from attention_lab.inference.translator import Translator
 from attention_lab.plotting import save_figure
@@ -14,21 +21,50 @@ from attention_lab.tracking import run as tracking_run
 from attention_lab.tracking import store as tracking
 from attention_lab.tracking.run_file import read_run_file
 
+EXPLORER = "explorer.html"
+
+
+def read_evaluation(folder) -> tuple[pd.DataFrame, dict]:
+    """`evaluate`'s translations.tsv and metrics.json, or a one-line error naming the file."""
+    path = folder / "translations.tsv"
+    try:
+        translations = pd.read_csv(path, sep="\t", keep_default_na=False, dtype=str)
+        path = folder / "metrics.json"
+        metrics = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"{path}: not found (run `dvc repro evaluate` first)") from None
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise UserError(f"{path}: unreadable ({str(exc).splitlines()[0][:160]})") from None
+    missing = {"source", "hypothesis", "references"} - set(translations.columns)
+    if missing:
+        raise UserError(f"{folder / 'translations.tsv'}: missing columns {sorted(missing)}")
+    return translations, metrics
+
 
 def main() -> None:
-    args = stage_args(__doc__, model="folder of model.pt and mlflow_run.json", out="folder for the PNGs")
+    args = stage_args(__doc__, model="folder of model.pt and mlflow_run.json",
+                      evaluation="folder of the evaluate stage's translations.tsv and metrics.json",
+                      out="folder for the PNGs and the explorer page")
     params = load_section(args.params, "heatmaps", HeatmapParams)
     mlflow = load_section(args.params, "mlflow", tracking.MlflowParams)
+    translations, metrics = read_evaluation(args.evaluation)
     training = tracking_run.Run.resume(mlflow, read_run_file(args.model))
     with tracking_run.child_run(training, "heatmaps", flatten({"heatmaps": to_dict(params)})) as heatmaps:
-        figures, grid = attention_figures(Translator.load(args.model), params.sentences, params.search)
+        translator = Translator.load(args.model)
+        figures, grid = attention_figures(translator, params.sentences, params.search)
         figures["grid.png"] = grid
+        entries = [Entry(s, "heatmaps.sentences") for s in params.sentences]
+        entries += scored_sample(translations, params.test_sample)
+        about = identity(translator, params.search, training.run_id,
+                         training.tag("git_commit") or tracking.git_commit(), metrics)
+        explorer = page("Attention explorer", about, translator, explored(translator, entries, params.search))
         # The whole folder at once: no PNG of a sentence that left the params, none half-written.
         with atomic_dir(args.out) as folder:
             for name, figure in figures.items():
                 save_figure(figure, folder / name)
+            write_text(folder / EXPLORER, explorer)
         for run in (training, heatmaps):
-            for name in figures:
+            for name in [*figures, EXPLORER]:
                 run.log_artifact(args.out / name, "heatmaps")
 
 

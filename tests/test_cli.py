@@ -123,6 +123,22 @@ def test_stdin_to_stdout_with_heatmap_in_a_subprocess(trained_model, expected, t
     assert (tmp_path / "h.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_html_writes_the_explorer_page_of_the_typed_sentences(transformer_model, capsys, tmp_path, monkeypatch):
+    from attention_lab.evaluation.explorer import read_page_data
+
+    sentences = ["I see the cat.", "", "We like the book."]  # a blank line gets no entry
+    code, out, err = cli(capsys, "translate", "--model", transformer_model, "--device", "cpu", "--beam", 3,
+                         "--html", tmp_path / "page.html", "--input", "-", stdin="\n".join(sentences) + "\n",
+                         monkeypatch=monkeypatch)
+    assert code == 0, err
+    data = read_page_data((tmp_path / "page.html").read_text(encoding="utf-8"))
+    assert [s["source"] for s in data["sentences"]] == ["I see the cat.", "We like the book."]
+    assert {s["group"] for s in data["sentences"]} == {"typed"}
+    beam = [s["results"][1] for s in data["sentences"]]
+    assert [r["search"] for r in beam] == ["beam 3"] * 2 and [r["text"] for r in beam] == out.split("\n")[::2][:2]
+    assert all(r["encoder"] and r["decoder"] for r in beam)  # a Transformer's self-attention too
+
+
 def test_words_outside_the_vocabulary_are_noted_and_copied(word_model, capsys):
     sentences = ["She takes the car.", "Zebulon sees the dog and Priya likes the bread."]
     code, out, err = cli(capsys, "translate", "--model", word_model, "--device", "cpu", *sentences)
@@ -369,7 +385,7 @@ def refuse_to_load(*args):
     pytest.fail("the model was loaded before the paths were checked")
 
 
-@pytest.mark.parametrize("option", ["--output", "--heatmap"])
+@pytest.mark.parametrize("option", ["--output", "--heatmap", "--html"])
 def test_an_output_into_a_missing_folder_fails_naming_it_and_creates_nothing(trained_model, capsys, tmp_path, option,
                                                                              monkeypatch):
     monkeypatch.setattr(Translator, "load", refuse_to_load)
@@ -379,7 +395,7 @@ def test_an_output_into_a_missing_folder_fails_naming_it_and_creates_nothing(tra
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("option", ["--output", "--heatmap"])
+@pytest.mark.parametrize("option", ["--output", "--heatmap", "--html"])
 def test_an_output_onto_a_directory_fails_before_translating(trained_model, capsys, tmp_path, option, monkeypatch):
     monkeypatch.setattr(Translator, "load", refuse_to_load)
     (tmp_path / "folder").mkdir()

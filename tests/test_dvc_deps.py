@@ -74,6 +74,10 @@ def test_stage_lists_exactly_the_code_it_imports(name):
     listed = {d for d in stage.get("deps", []) if isinstance(d, str) and d.endswith(".py")}
     assert not needed - listed, f"{name}: add to deps: {sorted(needed - listed)}"
     assert not listed - needed, f"{name}: not imported, remove from deps: {sorted(listed - needed)}"
+    # A module's files beside it, named as it is (evaluation/explorer.html, read by explorer.py), are its code too.
+    resources = {str(r.relative_to(REPO)) for p in code_of(REPO / (module.replace(".", "/") + ".py"))
+                 for r in p.parent.glob(f"{p.stem}.*") if r.suffix not in (".py", ".pyc")}
+    assert resources <= set(stage.get("deps", [])), f"{name}: add to deps: {sorted(resources - set(stage['deps']))}"
 
 
 def test_the_walk_follows_indirect_and_package_imports():

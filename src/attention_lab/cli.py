@@ -17,6 +17,7 @@ EPILOG = """examples:
   attention-lab translate "I lost." "He's calm."
   attention-lab translate "Close the window. It is cold in here."
   attention-lab translate --beam 1 --heatmap lost.png "I lost."
+  attention-lab translate --html explorer.html "I lost." "She is taller than her brother."
   attention-lab translate --input english.txt --output french.txt
   echo "Go." | attention-lab translate
   attention-lab bench --reference
@@ -75,6 +76,7 @@ def translate(args: argparse.Namespace) -> None:
 
     check_output_folder("--output", args.output)
     check_output_folder("--heatmap", args.heatmap)
+    check_output_folder("--html", args.html)
     with ExitStack() as stack:
         name, lines = input_lines(args, stack)
         if args.device == "cuda" and not torch.cuda.is_available():
@@ -94,7 +96,8 @@ def translate(args: argparse.Namespace) -> None:
         show = not args.quiet and sys.stderr.isatty()
         total = (count_lines(args.input) if name == args.input else len(args.sentences) or None) if show else None
         progress = stack.enter_context(closing(Progress(total, show)))
-        kept = []  # the translations, for the heatmap only: otherwise memory holds one chunk's
+        kept = []  # the translations, for the heatmap and the page only: otherwise memory holds one chunk's
+        keep = bool(args.heatmap or args.html)
         notes = (("unknown", f"words outside the vocabulary, read as {UNK} and copied through attention"),
                  ("carried", "not read by the model, carried to the output as written"),
                  ("missing_numbers", "numbers of the source not in the translation, check it"))
@@ -106,7 +109,7 @@ def translate(args: argparse.Namespace) -> None:
                 for field, what in notes if result and not args.quiet else ():
                     if values := getattr(result, field):
                         progress.note(f"note: line {number}: {what}: {' '.join(values)}")
-                if result and args.heatmap:
+                if result and keep:
                     kept.append(result)
 
         try:
@@ -120,6 +123,8 @@ def translate(args: argparse.Namespace) -> None:
                             "split it into shorter sentences") from None
     if args.heatmap and kept:  # empty input: no translation, no heatmap
         save_heatmaps(kept, Path(args.heatmap))
+    if args.html and kept:
+        save_explorer(translator, search, [result.source for result in kept], Path(args.html))
 
 
 def save_heatmaps(results: list, path: Path) -> None:
@@ -132,6 +137,15 @@ def save_heatmaps(results: list, path: Path) -> None:
             heads = path.with_name(f"{path.stem}-heads-{k}{path.suffix}")
             save_figure(heads_grid(result, f"sentence {k}"), heads)
             print(f"note: attention by layer and head: {heads}", file=sys.stderr)
+
+
+def save_explorer(translator, search, sources: list[str], path: Path) -> None:
+    from attention_lab.atomic import write_text
+    from attention_lab.evaluation.explorer import Entry, explored, identity, page
+
+    entries = [Entry(source, "typed") for source in sources]
+    write_text(path, page("Attention explorer", identity(translator, search), translator,
+                          explored(translator, entries, search)))
 
 
 def promote(args: argparse.Namespace) -> None:
@@ -180,6 +194,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--output", help="write translations here instead of stdout")
     t.add_argument("--heatmap", help="save the attention heatmap(s) to this PNG (and, for a Transformer, "
                    "each sentence's maps by layer and head to NAME-heads-K.png)")
+    t.add_argument("--html", help="save the attention explorer page of the sentences (greedy beside beam, every "
+                   "layer and head) to this HTML file")
     t.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: cuda when available")
     t.add_argument("--quiet", action="store_true",
                    help="no progress bar (shown for --input on a terminal) and no notes on stderr, only errors")

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 
 from matplotlib.figure import Figure
 
+from attention_lab.config import param
 from attention_lab.errors import UserError
 from attention_lab.inference.translator import (
     SearchParams,
@@ -29,6 +30,8 @@ DEFAULT_SENTENCES = ("Go.", "I lost.", "He's calm.", "I'm home.", "I don't know 
 class HeatmapParams:
     sentences: tuple[str, ...] = DEFAULT_SENTENCES
     search: SearchParams = field(default_factory=lambda: SearchParams(beam_size=4))
+    # The explorer page also lists the test split's N worst and N best beam translations by sentence chrF.
+    test_sample: int = param(20, ge=0)
 
     def validate(self) -> None:
         if not self.sentences or not all(s.strip() for s in self.sentences):

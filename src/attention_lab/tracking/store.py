@@ -160,7 +160,7 @@ def client(uri: str | None = None) -> Any:
                             "set MLFLOW_TRACKING_URI or mlflow.enabled: false") from None
 
 
-def _git_commit() -> str:
+def git_commit() -> str:
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10,
                              cwd=repo_root())
@@ -216,7 +216,7 @@ def run_name(stage: str) -> str:
 
 
 def run_tags(stage: str) -> dict[str, str]:
-    tags = {"stage": stage, "git_commit": _git_commit(), "corpus_md5": corpus_hash()}
+    tags = {"stage": stage, "git_commit": git_commit(), "corpus_md5": corpus_hash()}
     if os.environ.get("DVC_EXP_NAME"):
         tags["dvc_experiment"] = os.environ["DVC_EXP_NAME"]
     return tags
