@@ -111,7 +111,7 @@ def test_each_evaluation_is_a_child_run_and_the_training_run_shows_the_latest(lo
     assert parent.data.tags["evaluate_run_id"] == children[1] and parent.data.metrics["test.beam.bleu"] == 31.0
     for run_id, name, bleu in zip(children, ("beam4", "beam8"), (30.0, 31.0)):
         child = local_store.get_run(run_id)
-        assert child.info.run_name == name and child.info.status == "FINISHED"
+        assert child.info.run_name == f"evaluate · {name}" and child.info.status == "FINISHED"
         assert child.data.tags[tracking.PARENT_RUN_TAG] == training.run_id
         assert child.data.tags["stage"] == "evaluate" and child.data.tags["dvc_experiment"] == name
         assert child.data.metrics["test.beam.bleu"] == bleu

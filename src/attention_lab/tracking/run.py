@@ -73,7 +73,10 @@ class Run:
         if not self.client:
             return Run(None, None)
         experiment_id = self.client.get_run(self.run_id).info.experiment_id
-        run = self.client.create_run(experiment_id, run_name=run_name(stage),
+        # Named for its stage first: under the training run, which bears the experiment's name, a child named
+        # the same (DVC's made-up `bandy-tomb` twice) would read as a second training run.
+        name = stage if run_name(stage) == stage else f"{stage} · {run_name(stage)}"
+        run = self.client.create_run(experiment_id, run_name=name,
                                      tags={**run_tags(stage), PARENT_RUN_TAG: self.run_id})
         return Run(self.client, run.info.run_id)
 
