@@ -53,22 +53,28 @@ def ordinal(day: int) -> str:
     return "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
 
 
+def days_in(month: int) -> int:
+    """The days of `month` (1 to 12) in a leap year: February 29th is a day."""
+    return calendar.monthrange(2024, month)[1]
+
+
 def french_day(day: int) -> str:
     """The day of a date as French writes it in digits: `1er`, `2`, `31`."""
     return "1er" if day == 1 else str(day)
 
 
-def month_of(match: re.Match[str]) -> int:
-    """The month an `ENGLISH_IN_MONTH` or `FRENCH_IN_MONTH` match names, 1 to 12."""
-    return MONTH_NUMBER[match["month"].lower()]
-
-
 def month_and_day(match: re.Match[str]) -> tuple[int, int]:
-    """The (month, day) an `ENGLISH_DATE` or `FRENCH_DATE` match names."""
-    groups = {name: value for name, value in match.groupdict().items() if value}
-    month = groups.get("month") or groups.get("month_of") or groups["month_after"]
-    day = groups.get("day") or groups.get("day_of") or groups["day_first"]
-    return MONTH_NUMBER[month.lower()], 1 if day == "1er" else int(day)
+    """The (month, day) a match of `ENGLISH_DATE` or `FRENCH_DATE` names, or (month, 0) one of `ENGLISH_IN_MONTH`
+    or `FRENCH_IN_MONTH`."""
+    found = [value for value in match.groupdict().values() if value]
+    month = next(value for value in found if value.lower() in MONTH_NUMBER)
+    day = next((value for value in found if value[0].isdigit()), "0")
+    return MONTH_NUMBER[month.lower()], int(day.removesuffix("er"))
+
+
+def dates(text: str) -> list[tuple[int, int]]:
+    """The (month, day) of each date `text` writes, in English or in French."""
+    return [month_and_day(match) for pattern in (ENGLISH_DATE, FRENCH_DATE) for match in pattern.finditer(text)]
 
 
 def dated(source: str, target: str) -> tuple[re.Match[str], re.Match[str]] | None:
@@ -77,11 +83,10 @@ def dated(source: str, target: str) -> tuple[re.Match[str], re.Match[str]] | Non
     the same month), when neither side names another month; else None."""
     if len(ANY_MONTH.findall(source)) != 1 or len(ANY_MONTH.findall(target)) != 1:
         return None  # `in May and July`
-    for english_pattern, french_pattern, key in ((ENGLISH_DATE, FRENCH_DATE, month_and_day),
-                                                 (ENGLISH_IN_MONTH, FRENCH_IN_MONTH, month_of)):
+    for english_pattern, french_pattern in ((ENGLISH_DATE, FRENCH_DATE), (ENGLISH_IN_MONTH, FRENCH_IN_MONTH)):
         english, french = list(english_pattern.finditer(source)), list(french_pattern.finditer(target))
         if english or french:
-            same = len(english) == len(french) == 1 and key(english[0]) == key(french[0])
+            same = len(english) == len(french) == 1 and month_and_day(english[0]) == month_and_day(french[0])
             return (english[0], french[0]) if same else None
     return None
 
@@ -91,7 +96,7 @@ def redated(source: str, target: str, rng: np.random.Generator) -> tuple[str, st
     the `FORMS` drawn at random on the English side; and the new (month, day)."""
     english, french = dated(source, target)
     month = int(rng.integers(1, 13))
-    day = int(rng.integers(1, calendar.monthrange(2024, month)[1] + 1))  # a leap year: February 29th is a day
+    day = int(rng.integers(1, days_in(month) + 1))
     form = FORMS[int(rng.integers(len(FORMS)))]
     written = form.format(month=MONTHS[month - 1][0], day=day, ordinal=ordinal(day))
     french_date = f"{french_day(day)} {MONTHS[month - 1][1]}"

@@ -10,7 +10,11 @@ A digit group (data/numbers.py) is replaced when it appears on both sides, so th
 translation: `It's 8:30.` / `Il est 8 h 30.` can become `It's 5:47.` / `Il est 5 h 47.`, and `3.50` /
 `3,50` becomes `7.14` / `7,14`; a group one side writes in words (`2,000` / `deux mille`) stays.
 The new group has the same number of digits and no leading zero unless it had one (`000` of `1,000`
-may become `407`); the hours and minutes of a time (`8:30`) stay a time (hours to 23, minutes to 59).
+may become `407`), and a value its place allows: an hour at most 12 on a 12-hour clock (`8 o'clock`, `8 pm`)
+and 23 on another (`8:30`, `8 h 30`), minutes at most 59, a day of a month at most the month's length
+(`March 31`); an ordinal's ending follows its number (`2nd` may become `3rd`). 0 and 1 stay, and no other
+group becomes one: French counts 0 and 1 in the singular, English 1, and the noun after them is not redrawn
+(`1 brother` / `1 frère`).
 
 Made from text, before encoding: the same tokenizer then reads them as it reads every other pair.
 """
@@ -22,10 +26,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from attention_lab.data.date_augmentation import dates, days_in, ordinal
 from attention_lab.data.drawn_pairs import TextPair, drawn_pairs
-from attention_lab.data.numbers import DIGIT_GROUP, digit_groups
+from attention_lab.data.numbers import digit_groups
+
 NUMBERS_STREAM = 38  # with the seed, this augmentation's random stream
-TIME = re.compile(r"(?<![0-9])([0-9]{1,2}):([0-9]{2})(?![0-9])")  # 8:30, 10:45 in English
+# The hours and minutes of a time, in either language, each with the largest value it may take: the hours of
+# `8 o'clock`, `8 pm`; of `8:30`, `8 h 30`, `8 heures`; the minutes of `8:30`, `8 h 30`.
+TIMES = ((re.compile(r"\b([0-9]{1,2})(?=(?::[0-9]{2})? ?(?:o'clock|[ap]\.?m\b))", re.IGNORECASE), 12),
+         (re.compile(r"\b([0-9]{1,2})(?=:[0-9]{2}\b| ?h(?: ?[0-9]{2})?\b| heures?\b)"), 23),
+         (re.compile(r"\b[0-9]{1,2}(?::| ?h ?)([0-9]{2})\b"), 59))
+NUMBER = re.compile(r"([0-9]+)((?:st|nd|rd|th)\b)?")  # a digit group and its English ordinal ending, if any
 
 
 def shared_groups(source: str, target: str) -> list[str]:
@@ -34,41 +45,43 @@ def shared_groups(source: str, target: str) -> list[str]:
     return [group for group in digit_groups(source) if group in target_groups]
 
 
+def largest_values(source: str, target: str) -> dict[str, int]:
+    """The largest value each digit group of the pair may take by its places: an hour, minutes, a day of a month."""
+    text = f"{source}\n{target}"
+    found = [(group, largest) for pattern, largest in TIMES for group in pattern.findall(text)]
+    found += [(str(day), days_in(month)) for month, day in dates(text)]
+    limits: dict[str, int] = {}
+    for group, largest in found:
+        limits[group] = min(limits.get(group, largest), largest)
+    return limits
+
+
 def random_like(group: str, rng: np.random.Generator, largest: int | None = None) -> str:
-    """A random digit group of `group`'s length, starting with 0 only if `group` does, at most
-    `largest` when given (which must leave a choice of that length)."""
+    """A random digit group of `group`'s length, starting with 0 only if `group` does, at most `largest`
+    when given (which must leave a choice of that length); `0` and `1` stay, and no other becomes one."""
+    if group in ("0", "1"):
+        return group
     digits = len(group)
-    low = 0 if group.startswith("0") else 10 ** (digits - 1)
+    low = 0 if group.startswith("0") else max(2, 10 ** (digits - 1))
     high = 10**digits - 1 if largest is None else min(10**digits - 1, largest)
     return str(int(rng.integers(low, high + 1))).zfill(digits)
-
-
-def time_limits(source: str) -> dict[str, int]:
-    """The largest value each group of a time in `source` may take: 23 for its hours, 59 for its minutes."""
-    limits: dict[str, int] = {}
-    for hours, minutes in TIME.findall(source):
-        limits[hours], limits[minutes] = min(limits.get(hours, 23), 23), 59
-    return limits
 
 
 def renumbered(source: str, target: str, rng: np.random.Generator) -> tuple[str, str, dict[str, str]]:
     """The pair with each digit group it shares replaced by a new one, the same on both sides, and
     the replacements made (old group -> new group; one-to-one, so they can be undone)."""
-    limits = time_limits(source)
-    replacements: dict[str, str] = {}
-    for group in shared_groups(source, target):
-        for _ in range(100):  # a new group differs from every other group of the pair: no two merge
-            new = random_like(group, rng, limits.get(group))
-            if new not in replacements.values() and (new == group or new not in digit_groups(source + " " + target)):
-                replacements[group] = new
-                break
-        else:
-            replacements[group] = group
+    limits = largest_values(source, target)
+    taken, replacements = set(digit_groups(f"{source} {target}")), {}
+    for group in shared_groups(source, target):  # a new group differs from every other group of the pair
+        drawn = (random_like(group, rng, limits.get(group)) for _ in range(100))
+        replacements[group] = next((new for new in drawn if new == group or new not in taken), group)
+        taken.add(replacements[group])
 
-    def replace(text: str) -> str:
-        return DIGIT_GROUP.sub(lambda match: replacements.get(match.group(), match.group()), text)
+    def replace(match: re.Match[str]) -> str:
+        new = replacements.get(match[1], match[1])
+        return new + (ordinal(int(new)) if match[2] else "")
 
-    return replace(source), replace(target), replacements
+    return NUMBER.sub(replace, source), NUMBER.sub(replace, target), replacements
 
 
 def number_pairs(pairs: Sequence[TextPair], fraction: float, seed: int) -> list[TextPair]:
