@@ -24,6 +24,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from attention_lab.data.calendar_names import DAYS, MONTHS
+from attention_lab.data.date_augmentation import MONTH_NUMBER, dates, days_in
 from attention_lab.data.drawn_pairs import TextPair, drawn_pairs
 
 CALENDAR_STREAM = 43  # with the seed, this augmentation's random stream
@@ -60,9 +61,13 @@ def swapped(source: str, target: str, rng: np.random.Generator) -> tuple[str, st
     pair), alike on both sides, keeping each one's number and the French its capitals; and the
     replacements made (old English word -> new; one-to-one, so they can be undone)."""
     words = calendar_words(source, target)
+    # The latest day the pair gives each month (a day after a smaller one of the same month wins): a month
+    # becomes one that has it, never `September 31`.
+    latest = {MONTHS[month - 1][0]: day for month, day in sorted(dates(f"{source}\n{target}"))}
     replacements: dict[str, str] = {}
     for word in words:
-        free = [english for english, _ in KIND[word] if english not in words and english not in replacements.values()]
+        free = [english for english, _ in KIND[word] if english not in words and english not in replacements.values()
+                and (word not in latest or latest[word] <= days_in(MONTH_NUMBER[english.lower()]))]
         if free:  # a pair naming every day of a kind but one or two (or all three vowel months) keeps some
             replacements[word] = free[int(rng.integers(len(free)))]
     in_french = {FRENCH[old]: FRENCH[new] for old, new in replacements.items()}
