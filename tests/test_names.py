@@ -14,6 +14,11 @@ PAIRS = [("Tom is here.", "Tom est là."), ("Tom met Mary in Boston, Tom said.",
          ("Ask Mary, not John.", "Demande à Mary, pas à Jean."), ("No names here.", "Pas de noms ici.")]
 
 
+def unelided(text: str) -> str:
+    """`text` with `d'` and `qu'` before a name written out, as the pairs of `PAIRS` write them."""
+    return re.sub(r"\b([Dd]|[Qq]u)'(?=[A-Z])", r"\1e ", text)
+
+
 def test_renaming_replaces_shared_names_alike_with_new_words_and_round_trips():
     rng = np.random.default_rng(0)
     for _ in range(20):
@@ -28,12 +33,12 @@ def test_renaming_replaces_shared_names_alike_with_new_words_and_round_trips():
                 assert new_source.count(new) == source.count(old) and new_target.count(new) == target.count(old)
             undo = {new: old for old, new in replacements.items()}
             for text, new_text in ((source, new_source), (target, new_target)):
-                assert NAME.sub(lambda m: undo.get(m.group(), m.group()), new_text) == text
+                assert unelided(NAME.sub(lambda m: undo.get(m.group(), m.group()), new_text)) == text
 
 
 def test_a_made_up_name_that_is_a_word_of_the_pair_or_taken_is_drawn_again(monkeypatch):
     drawn = iter(["Boston", "Kavo", "Kavo", "Lumi", "Tom", "Zeda"])
-    monkeypatch.setattr("attention_lab.data.name_augmentation.made_up_name", lambda rng: next(drawn))
+    monkeypatch.setattr("attention_lab.data.name_augmentation.made_up_name", lambda rng, vowel_first: next(drawn))
     _, _, replacements = renamed(*PAIRS[1], np.random.default_rng(0))
     assert replacements == {"Tom": "Kavo", "Mary": "Lumi", "Boston": "Zeda"}
 
@@ -42,7 +47,7 @@ def test_renamed_pairs_are_seeded_drawn_from_pairs_sharing_a_name_and_off_at_zer
     made = name_pairs(PAIRS, fraction=2.0, seed=1)
     assert len(made) == 2 * len(PAIRS) and made == name_pairs(PAIRS, 2.0, seed=1) != name_pairs(PAIRS, 2.0, 2)
     shapes = {tuple(NAME.sub("X", side) for side in pair) for pair in PAIRS if shared_names(*pair)}
-    assert {tuple(NAME.sub("X", side) for side in pair) for pair in made} <= shapes
+    assert {tuple(NAME.sub("X", unelided(side)) for side in pair) for pair in made} <= shapes
     assert all(not {"Tom", "Mary", "Boston"} & set(re.findall(r"\w+", " ".join(pair))) for pair in made)
     assert name_pairs(PAIRS, 0.0, seed=1) == [] and name_pairs(PAIRS[2:3], 1.0, seed=1) == []
 

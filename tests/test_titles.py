@@ -95,7 +95,7 @@ def test_no_couple_unless_both_sides_name_the_man_and_the_woman_once_side_by_sid
 
 def test_a_surname_that_is_a_word_of_the_pair_or_taken_is_drawn_again(monkeypatch):
     drawn = iter(["Boston", "Kavo", "Kavo", "Lumi"])
-    monkeypatch.setattr("attention_lab.data.title_augmentation.made_up_name", lambda rng: next(drawn))
+    monkeypatch.setattr("attention_lab.data.name_augmentation.made_up_name", lambda rng, vowel_first: next(drawn))
     _, _, replacements = titled(*PAIRS[5], np.random.default_rng(0))
     assert [new.split()[-1] for new in replacements.values()] == ["Kavo", "Lumi"]
 

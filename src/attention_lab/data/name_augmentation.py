@@ -10,7 +10,8 @@ it does not know is copied, piece by piece.
 A name is a capitalised word (a capital, then small letters) that both sides write alike: `Tom`,
 `Boston`, `Tokyo`; `I` is none, and neither is a word the French side writes otherwise (`The`).
 Each is replaced everywhere in the pair by one made-up name of 2 to 3 syllables (`Ravomi`, `Kesul`),
-never a word of the pair. Made from text, before encoding, as the renumbered pairs are.
+never a word of the pair, which starts with a vowel as often as the corpus's names do (`Avomi`), French
+eliding before it (`d'Avomi`). Made from text, before encoding, as the renumbered pairs are.
 """
 
 from __future__ import annotations
@@ -25,6 +26,10 @@ from attention_lab.data.drawn_pairs import TextPair, drawn_pairs
 NAMES_STREAM = 41  # with the seed, this augmentation's random stream
 NAME = re.compile(r"\b[A-Z][a-z]+\b")
 CONSONANTS, VOWELS = "bdfgklmnprstvz", "aeiou"
+# 64 of the 424 names the corpus's pairs share and never write in small letters start with a vowel (`Alice`,
+# `Osaka`; `Oh` is no name).
+VOWEL_FIRST = 0.15
+ELIDING = r"\b(?i:de|que|lorsque|puisque|jusque|le|la) "  # French's words that elide before a vowel: `d'Anna`
 
 
 def shared_names(source: str, target: str) -> list[str]:
@@ -33,30 +38,45 @@ def shared_names(source: str, target: str) -> list[str]:
     return list(dict.fromkeys(name for name in NAME.findall(source) if name in in_target))
 
 
-def made_up_name(rng: np.random.Generator) -> str:
-    """A capitalised name of 2 to 3 consonant-vowel syllables, with a final consonant half the time."""
+def made_up_name(rng: np.random.Generator, vowel_first: bool | None = None) -> str:
+    """A capitalised name of 2 to 3 consonant-vowel syllables, with a final consonant half the time, the
+    first consonant left out (`Avomi`) if `vowel_first`, or `VOWEL_FIRST` of the time when it is None."""
     letters = [CONSONANTS[rng.integers(len(CONSONANTS))] + VOWELS[rng.integers(len(VOWELS))]
                for _ in range(int(rng.integers(2, 4)))]
     if rng.random() < 0.5:
         letters.append(CONSONANTS[rng.integers(len(CONSONANTS))])
+    if rng.random() < VOWEL_FIRST if vowel_first is None else vowel_first:
+        letters[0] = letters[0][1:]
     return "".join(letters).capitalize()
 
 
+def new_name(rng: np.random.Generator, taken: set[str], vowel_first: bool | None = None) -> str:
+    """A `made_up_name` not in `taken`, added to it."""
+    name = made_up_name(rng, vowel_first)
+    while name in taken:
+        name = made_up_name(rng, vowel_first)
+    taken.add(name)
+    return name
+
+
 def renamed(source: str, target: str, rng: np.random.Generator) -> tuple[str, str, dict[str, str]]:
-    """The pair with each name it shares replaced by a made-up one, the same on both sides, and the
-    replacements made (old name -> new name; one-to-one, so they can be undone)."""
-    words = set(re.findall(r"\w+", f"{source} {target}"))
-    replacements: dict[str, str] = {}
-    for name in shared_names(source, target):
-        new = made_up_name(rng)
-        while new in words or new in replacements.values():
-            new = made_up_name(rng)
-        replacements[name] = new
+    """The pair with each name it shares replaced by a made-up one, the same on both sides, French eliding
+    before one that starts with a vowel; and the replacements made (old name -> new name; one-to-one, so
+    they can be undone, elision aside)."""
+    taken = set(re.findall(r"\w+", f"{source} {target}"))
+    # A name French writes after an elision (`d'Alice`, `l'Europe`) keeps a vowel first: `l'` does not say
+    # whether a consonant would take `le` or `la`.
+    elided = set(re.findall(r"'([A-Z][a-z]+)", target))
+    replacements = {name: new_name(rng, taken, name in elided or None) for name in shared_names(source, target)}
 
     def replace(text: str) -> str:
         return NAME.sub(lambda match: replacements.get(match.group(), match.group()), text)
 
-    return replace(source), replace(target), replacements
+    target = replace(target)
+    vowel_first = "|".join(new for new in replacements.values() if new[0] in "AEIOU")
+    if vowel_first:
+        target = re.sub(rf"{ELIDING}(?=(?:{vowel_first})\b)", lambda match: match[0][:-2] + "'", target)
+    return replace(source), target, replacements
 
 
 def name_pairs(pairs: Sequence[TextPair], fraction: float, seed: int) -> list[TextPair]:

@@ -22,7 +22,7 @@ from itertools import permutations
 import numpy as np
 
 from attention_lab.data.drawn_pairs import TextPair, drawn_pairs
-from attention_lab.data.name_augmentation import made_up_name, shared_names
+from attention_lab.data.name_augmentation import new_name, shared_names
 
 TITLES_STREAM = 47  # with the seed, this augmentation's random stream
 # (English, French, French spoken to) titles of each gender, drawn alike: the dotted forms are
@@ -86,27 +86,19 @@ def titled(source: str, target: str, rng: np.random.Generator) -> tuple[str, str
     """The pair with each of its `titled_people` replaced by a title of their gender and a made-up
     surname (never a word of the pair), alike on both sides, a `couple` by the two titles and one
     surname (`COUPLES`); and the replacements made (name -> English title(s) and surname)."""
-    words = set(re.findall(r"\w+", f"{source} {target}"))
-
-    def surname() -> str:
-        drawn = made_up_name(rng)
-        while drawn in words:
-            drawn = made_up_name(rng)
-        words.add(drawn)
-        return drawn
-
+    taken = set(re.findall(r"\w+", f"{source} {target}"))
     english: dict[str, str] = {}
     french: dict[str, tuple[str, str, str]] = {}
     together = couple(source, target)
     if together:
         titles, in_french = COUPLES[int(rng.integers(len(COUPLES)))]
-        named = surname()
+        named = new_name(rng, taken)
         source = re.sub(rf"\b{together[0]} and {together[1]}\b", f"{titles} {named}", source)
         target = re.sub(rf"\b{together[0]} et {together[1]}\b", f"{in_french} {named}", target)
         english = dict.fromkeys(together, f"{titles} {named}")
     for name in titled_people(source, target):
         title, in_french, addressed = TITLES[PEOPLE[name]][int(rng.integers(len(TITLES[PEOPLE[name]])))]
-        named = surname()
+        named = new_name(rng, taken)
         english[name] = f"{title} {named}"
         french[name] = (in_french, addressed if spoken_to(name, source) and spoken_to(name, target) else in_french,
                         named)
