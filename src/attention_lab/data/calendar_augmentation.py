@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
 from attention_lab.data.calendar_names import DAYS, MONTHS
 from attention_lab.data.date_augmentation import MONTH_NUMBER, dates, days_in
-from attention_lab.data.drawn_pairs import TextPair, drawn_pairs
+from attention_lab.data.drawn_pairs import drawn_pairs
 
 CALENDAR_STREAM = 43  # with the seed, this augmentation's random stream
 # Each kind's words swap only among themselves: days, and months by their first sound (a vowel in both
@@ -87,8 +88,5 @@ def swapped(source: str, target: str, rng: np.random.Generator) -> tuple[str, st
             replace(target, FRENCH_WORD, in_french, str.lower), replacements)
 
 
-def calendar_pairs(pairs: Sequence[TextPair], fraction: float, seed: int) -> list[TextPair]:
-    """`round(fraction × len(pairs))` new pairs, each a pair drawn at random (with replacement)
-    among those naming a weekday or month on both sides, with them swapped; seeded by `seed`. None
-    when no pair names one."""
-    return drawn_pairs(pairs, fraction, seed, CALENDAR_STREAM, calendar_words, swapped)
+# `drawn_pairs`: swapped pairs, drawn among those naming a weekday or month on both sides.
+calendar_pairs = partial(drawn_pairs, stream=CALENDAR_STREAM, applies=calendar_words, rewrite=swapped)

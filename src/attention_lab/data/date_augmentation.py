@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import calendar
 import re
+from functools import partial
 
 import numpy as np
 
 from attention_lab.data.calendar_names import FRENCH_MONTH_NAMES, MONTHS
-from attention_lab.data.drawn_pairs import TextPair, drawn_pairs
+from attention_lab.data.drawn_pairs import drawn_pairs
 
 DATES_STREAM = 53  # with the seed, this augmentation's random stream
 _ENGLISH_MONTH = "|".join(english for english, _ in MONTHS)
@@ -56,11 +57,6 @@ def ordinal(day: int) -> str:
 def days_in(month: int) -> int:
     """The days of `month` (1 to 12) in a leap year: February 29th is a day."""
     return calendar.monthrange(2024, month)[1]
-
-
-def french_day(day: int) -> str:
-    """The day of a date as French writes it in digits: `1er`, `2`, `31`."""
-    return "1er" if day == 1 else str(day)
 
 
 def month_and_day(match: re.Match[str]) -> tuple[int, int]:
@@ -99,7 +95,7 @@ def redated(source: str, target: str, rng: np.random.Generator) -> tuple[str, st
     day = int(rng.integers(1, days_in(month) + 1))
     form = FORMS[int(rng.integers(len(FORMS)))]
     written = form.format(month=MONTHS[month - 1][0], day=day, ordinal=ordinal(day))
-    french_date = f"{french_day(day)} {MONTHS[month - 1][1]}"
+    french_date = f"{'1er' if day == 1 else day} {MONTHS[month - 1][1]}"  # French writes the first `1er`
     if "preposition" in english.groupdict():  # `in May` is `on May 5`, `en mai` is `le 5 mai`
         written = ("On " if english["preposition"][0] == "I" else "on ") + written
         french_date = ("Le " if french["preposition"][0] == "E" else "le ") + french_date
@@ -110,7 +106,5 @@ def redated(source: str, target: str, rng: np.random.Generator) -> tuple[str, st
             target[: french.start()] + french_date + target[french.end():], (month, day))
 
 
-def date_pairs(pairs: list[TextPair], fraction: float, seed: int) -> list[TextPair]:
-    """`round(fraction × len(pairs))` new pairs, each a pair drawn at random (with replacement) among
-    those `dated`, redated; seeded by `seed`. None when no pair dates a day."""
-    return drawn_pairs(pairs, fraction, seed, DATES_STREAM, dated, redated)
+# `drawn_pairs`: redated pairs, drawn among those `dated`.
+date_pairs = partial(drawn_pairs, stream=DATES_STREAM, applies=dated, rewrite=redated)

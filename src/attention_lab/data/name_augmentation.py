@@ -17,11 +17,11 @@ eliding before it (`d'Avomi`). Made from text, before encoding, as the renumbere
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 
-from attention_lab.data.drawn_pairs import TextPair, drawn_pairs
+from attention_lab.data.drawn_pairs import drawn_pairs
 
 NAMES_STREAM = 41  # with the seed, this augmentation's random stream
 NAME = re.compile(r"\b[A-Z][a-z]+\b")
@@ -79,7 +79,5 @@ def renamed(source: str, target: str, rng: np.random.Generator) -> tuple[str, st
     return replace(source), target, replacements
 
 
-def name_pairs(pairs: Sequence[TextPair], fraction: float, seed: int) -> list[TextPair]:
-    """`round(fraction × len(pairs))` new pairs, each a pair drawn at random (with replacement)
-    among those sharing a name, renamed; seeded by `seed`. None when no pair shares one."""
-    return drawn_pairs(pairs, fraction, seed, NAMES_STREAM, shared_names, renamed)
+# `drawn_pairs`: renamed pairs, drawn among those sharing a name.
+name_pairs = partial(drawn_pairs, stream=NAMES_STREAM, applies=shared_names, rewrite=renamed)

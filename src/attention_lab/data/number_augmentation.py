@@ -9,12 +9,11 @@ The corpus has few numbers (about 1,100 of its 167,000 lines have a digit), alwa
 A digit group (data/numbers.py) is replaced when it appears on both sides, so the pair stays a
 translation: `It's 8:30.` / `Il est 8 h 30.` can become `It's 5:47.` / `Il est 5 h 47.`, and `3.50` /
 `3,50` becomes `7.14` / `7,14`; a group one side writes in words (`2,000` / `deux mille`) stays.
-The new group has the same number of digits and no leading zero unless it had one (`000` of `1,000`
-may become `407`), and a value its place allows: an hour at most 12 on a 12-hour clock (`8 o'clock`, `8 pm`)
-and 23 on another (`8:30`, `8 h 30`), minutes at most 59, a day of a month at most the month's length
-(`March 31`); an ordinal's ending follows its number (`2nd` may become `3rd`). 0 and 1 stay, and no other
-group becomes one: French counts 0 and 1 in the singular, English 1, and the noun after them is not redrawn
-(`1 brother` / `1 frère`).
+The new group has the same number of digits, no leading zero unless it had one (`000` of `1,000` may become
+`407`), and a value its place allows: hours to 12 on a 12-hour clock (`8 o'clock`, `8 pm`) and 23 on another
+(`8:30`, `8 h 30`), minutes to 59, a day to its month's length (`March 31`); an ordinal's ending follows its
+number (`2nd` may become `3rd`). 0 and 1 stay and no other group becomes one, as the noun after them keeps its
+number (`1 brother` / `1 frère`; French counts 0 in the singular too).
 
 Made from text, before encoding: the same tokenizer then reads them as it reads every other pair.
 """
@@ -22,12 +21,12 @@ Made from text, before encoding: the same tokenizer then reads them as it reads 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 
 from attention_lab.data.date_augmentation import dates, days_in, ordinal
-from attention_lab.data.drawn_pairs import TextPair, drawn_pairs
+from attention_lab.data.drawn_pairs import drawn_pairs
 from attention_lab.data.numbers import digit_groups
 
 NUMBERS_STREAM = 38  # with the seed, this augmentation's random stream
@@ -50,10 +49,7 @@ def largest_values(source: str, target: str) -> dict[str, int]:
     text = f"{source}\n{target}"
     found = [(group, largest) for pattern, largest in TIMES for group in pattern.findall(text)]
     found += [(str(day), days_in(month)) for month, day in dates(text)]
-    limits: dict[str, int] = {}
-    for group, largest in found:
-        limits[group] = min(limits.get(group, largest), largest)
-    return limits
+    return dict(sorted(found, key=lambda place: -place[1]))  # the smallest of a group's limits comes last and wins
 
 
 def random_like(group: str, rng: np.random.Generator, largest: int | None = None) -> str:
@@ -84,7 +80,5 @@ def renumbered(source: str, target: str, rng: np.random.Generator) -> tuple[str,
     return NUMBER.sub(replace, source), NUMBER.sub(replace, target), replacements
 
 
-def number_pairs(pairs: Sequence[TextPair], fraction: float, seed: int) -> list[TextPair]:
-    """`round(fraction × len(pairs))` new pairs, each a pair drawn at random (with replacement)
-    among those sharing a digit group, renumbered; seeded by `seed`. None when no pair shares one."""
-    return drawn_pairs(pairs, fraction, seed, NUMBERS_STREAM, shared_groups, renumbered)
+# `drawn_pairs`: renumbered pairs, drawn among those sharing a digit group.
+number_pairs = partial(drawn_pairs, stream=NUMBERS_STREAM, applies=shared_groups, rewrite=renumbered)

@@ -20,11 +20,12 @@ Made from text, before encoding, as the renamed pairs are.
 from __future__ import annotations
 
 import re
+from functools import partial
 
 import numpy as np
 
 from attention_lab.data.date_augmentation import ANY_MONTH, ordinal
-from attention_lab.data.drawn_pairs import TextPair, drawn_pairs
+from attention_lab.data.drawn_pairs import drawn_pairs
 
 ORDINALS_STREAM = 59  # with the seed, this augmentation's random stream
 _UNITS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
@@ -88,7 +89,5 @@ def renumbered_ordinal(source: str, target: str, rng: np.random.Generator) -> tu
             target[: french.start()] + french_written + target[french.end():], number)
 
 
-def ordinal_pairs(pairs: list[TextPair], fraction: float, seed: int) -> list[TextPair]:
-    """`round(fraction × len(pairs))` new pairs, each a pair drawn at random (with replacement) among
-    those with an ordinal (`ordinal_words`), renumbered; seeded by `seed`. None when no pair has one."""
-    return drawn_pairs(pairs, fraction, seed, ORDINALS_STREAM, ordinal_words, renumbered_ordinal)
+# `drawn_pairs`: pairs with an ordinal in digits, drawn among those with an ordinal word.
+ordinal_pairs = partial(drawn_pairs, stream=ORDINALS_STREAM, applies=ordinal_words, rewrite=renumbered_ordinal)

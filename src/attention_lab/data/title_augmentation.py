@@ -16,12 +16,12 @@ Kesul.`, `Docteur Kesul, attendez.`). Made from text, before encoding, as the re
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from functools import partial
 from itertools import permutations
 
 import numpy as np
 
-from attention_lab.data.drawn_pairs import TextPair, drawn_pairs
+from attention_lab.data.drawn_pairs import drawn_pairs
 from attention_lab.data.name_augmentation import new_name, shared_names
 
 TITLES_STREAM = 47  # with the seed, this augmentation's random stream
@@ -122,8 +122,5 @@ def titled(source: str, target: str, rng: np.random.Generator) -> tuple[str, str
     return source, target, english
 
 
-def title_pairs(pairs: Sequence[TextPair], fraction: float, seed: int) -> list[TextPair]:
-    """`round(fraction × len(pairs))` new pairs, each a pair drawn at random (with replacement) among
-    those naming one of `PEOPLE` on both sides (in proportion to `weight`), titled; seeded by `seed`.
-    None when no pair names one."""
-    return drawn_pairs(pairs, fraction, seed, TITLES_STREAM, titled_people, titled, weight)
+# `drawn_pairs`: titled pairs, drawn among those naming one of `PEOPLE` on both sides (in proportion to `weight`).
+title_pairs = partial(drawn_pairs, stream=TITLES_STREAM, applies=titled_people, rewrite=titled, weight=weight)
