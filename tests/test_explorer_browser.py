@@ -110,6 +110,11 @@ def test_the_layer_head_and_kind_controls_show_each_map_the_page_holds(opened):
     np.testing.assert_allclose(decoder, mean_of(result["decoder"], [len(maps) - 1], rows, rows), atol=1e-3)
     assert np.all(np.triu(decoder, k=1) == 0)  # masked: no step reads a later one
     assert page.locator(".panel").nth(1).locator("thead th div").first.inner_text() == "<bos>"
+    page.locator("#list button").nth(1).click()  # two sentences: each one's first step reads its own <bos>
+    two = data["sentences"][1]["results"][1]["out"]
+    inputs = page.locator(".panel").nth(1).locator("thead th div").all_inner_texts()
+    assert inputs == ["<bos>" if t == 0 or two[t - 1] == "<eos>" else two[t - 1] for t in range(len(two))]
+    assert inputs.count("<bos>") == 2
 
 
 def test_the_search_box_filters_sentences_by_any_of_their_texts(opened):
