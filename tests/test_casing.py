@@ -23,6 +23,7 @@ def translator(trained_model) -> Translator:
 @pytest.mark.parametrize("sentence, expected", [
     ("I LOVE YOU.", "upper"), ("WAIT!", "upper"), ("I HAVE 2 CATS.", "upper"),
     ("I Have To Finish This First.", "title"), ("« Where Is The Station? »", "title"),
+    ("I Love You.", "title"), ("I Love You Too.", "title"),  # at WORDS_FOR_TITLE words, and one past it
     ("I see the cat.", "as written"), ("I.", "as written"), ("OK", "upper"), ("Tom Jackson.", "as written"),
     ("I like NASA.", "as written"), ("", "as written"), ("123.", "as written"),
     ("i see the cat.", "lower"), ("« where is it? »", "lower"), ("iPhone is here.", "lower"), ("i.", "as written"),
