@@ -45,6 +45,7 @@ def once(output: str, source: str = "It is.") -> str:
     ("La drogue à la drogue à la ville.", "La drogue à la ville."),  # the first copy, capital and all, stays
     ("Le médicament a-t-il agi rapidement rapidement ?", "Le médicament a-t-il agi rapidement ?"),
     ("« Bien bien », dit-il.", "« Bien », dit-il."),
+    ("Oui oui. Oui, je viens.", "Oui. Oui, je viens."),  # the collapsed run ends its sentence: the next one stays
 ])
 def test_a_run_written_twice_in_a_row_is_written_once(output, written):
     assert once(output) == written
