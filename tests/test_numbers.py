@@ -34,10 +34,15 @@ def test_the_number_check_flags_a_missing_or_changed_number():
 def test_number_fidelity_asks_only_for_the_groups_a_reference_writes_in_digits():
     assert keeps_numbers("I have 2 cats.", "J'ai deux chats.", ["J'ai deux chats."])  # spelt out, as the reference
     assert not keeps_numbers("I have 2 cats.", "J'ai deux chats.", ["J'ai deux chats.", "J'ai 2 chats."])
-    sources = ["I have 2 cats.", "It's 8:30.", "Go."]
-    outputs = ["J'ai 2 chats.", "Il est 8 h 20.", "Va !"]
-    refs = [["J'ai 2 chats."], ["Il est 8 h 30."], ["Va !"]]
-    assert number_fidelity(sources, outputs, refs) == {"number_sources": 2, "number_fidelity": 0.5}
+    sources = ["I have 2 cats.", "It's 8:30.", "She has 3 dogs.", "I have 4 birds.", "I saw 5 cows.", "Go."]
+    outputs = ["J'ai 2 chats.", "Il est 8 h 20.", "Elle a trois chiens.", "J'ai 4 oiseaux.", "J'ai vu cinq vaches.",
+               "Va !"]
+    refs = [["J'ai 2 chats."], ["Il est 8 h 30."],
+            ["Elle a trois chiens."],  # spelt out in the reference and the output: kept
+            ["J'ai quatre oiseaux."],  # spelt out in the reference, digits in the output: kept
+            ["J'ai vu cinq vaches.", "J'ai vu 5 vaches."],  # the second of two writes digits: asked for, not kept
+            ["Va !"]]
+    assert number_fidelity(sources, outputs, refs) == {"number_sources": 5, "number_fidelity": 0.6}
     assert number_fidelity(["Go."], ["Va !"], [["Va !"]]) == {"number_sources": 0, "number_fidelity": None}
 
 
