@@ -91,6 +91,22 @@ def test_a_search_writes_the_source_numbers_whole_and_only_them(beam_size, keep_
         assert not ended or set(written) == set(digit_groups(source)), (source, out)  # nor left out
 
 
+@pytest.mark.parametrize("beam_size", [1, 4])
+def test_a_source_number_too_long_for_the_tokens_left_is_never_started(beam_size):
+    # `1977` is four digit pieces: begun with three tokens left, it would be cut at the limit into a made-up `197`.
+    sources = ["In 1977 .", "It is 7:45 ."]
+    assert "▁1" in allowed(NumberConstraint.build(sources[:1], Pieces(), torch.tensor([4]), 1), 0)
+    assert "▁1" not in allowed(NumberConstraint.build(sources[:1], Pieces(), torch.tensor([3]), 1), 0)
+    model = biased_model(seed=beam_size, digits=6.0)  # would write digits wherever it may
+    src, src_len = torch.randint(4, len(PIECES), (len(sources), 6)), torch.tensor([6, 4])
+    for limit in range(1, 7):
+        limits = torch.full((len(sources),), limit)
+        numbers = NumberConstraint.build(sources, Pieces(), limits, beam_size)
+        decoded = run_search(model, src, src_len, limits, beam_size, 1.0, numbers=numbers)
+        for source, row in zip(sources, decoded.tokens.tolist()):
+            assert set(re.findall(r"[0-9]+", text(row))) <= set(digit_groups(source)), (limit, source, text(row))
+
+
 def test_a_word_vocabulary_is_searched_without_the_constraint():
     class Words(Pieces):
         def piece(self, token_id: int) -> str:
