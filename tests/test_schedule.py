@@ -314,18 +314,18 @@ def simulate_run(budget_s, step_s, validation_s, startup_s=0.0, warmup_steps=0, 
     sanity check before the first update, the learning-rate schedule's `factor` before each update
     (the validations' reserve kept back), its `done` after, validation `k` taking `validation_s(k)`
     seconds, and the one that ends the run when the schedule is spent. Returns (seconds training,
-    seconds from the first update to the end of the last validation, validation steps)."""
+    seconds from the first update to the end of the last validation, validation steps, the factor of each step)."""
     schedule, plan = LinearSchedule(warmup_steps=warmup_steps, budget_s=budget_s), ValidationSchedule(points)
-    now, step, target, steps, training = startup_s, 0, None, [], 0.0
+    now, step, target, steps, training, factors = startup_s, 0, None, [], 0.0, []
     schedule.start(now)
     while True:
-        schedule.factor(now, reserve_s=plan.reserve_s())
+        factors.append(schedule.factor(now, reserve_s=plan.reserve_s()))
         step, now, training = step + 1, now + step_s, training + step_s
         if schedule.done() or target == step:
             now += validation_s(len(steps))
             steps.append(step)
             if schedule.done():
-                return training, now - startup_s, steps
+                return training, now - startup_s, steps, factors
             plan.validation_s = validation_s(len(steps) - 1)
             schedule.restart_rate()
             target = plan.after_validation(step, 1 / step_s, budget_s - schedule.seconds(now))
@@ -342,7 +342,7 @@ def test_a_short_budget_trains_most_of_it_despite_a_slow_start_and_a_slow_first_
     (a young model decodes every output to its cap): the validations along the way are capped, so
     training still takes most of the budget."""
     budget_s = 120.0
-    training, used, steps = simulate_run(budget_s, step_s=step_s, startup_s=30.0,
+    training, used, steps, _ = simulate_run(budget_s, step_s=step_s, startup_s=30.0,
                                          validation_s=lambda k: first_s if k == 0 else later_s)
     assert training >= 0.8 * budget_s, f"trained {training:.1f} s of {budget_s:.0f}"
     assert used <= budget_s + later_s + step_s  # the validation that scores the final weights follows the budget
@@ -350,16 +350,31 @@ def test_a_short_budget_trains_most_of_it_despite_a_slow_start_and_a_slow_first_
 
 
 def test_a_budget_shorter_than_the_warmup_still_ends_on_time_and_annealed():
-    training, used, steps = simulate_run(30.0, step_s=0.05, warmup_steps=4000, validation_s=lambda k: 1.0)
+    training, used, steps, _ = simulate_run(30.0, step_s=0.05, warmup_steps=4000, validation_s=lambda k: 1.0)
     assert used <= 30.0 + 1.0 + 0.05 and training >= 0.8 * 30.0
     assert steps[-1] < 4000
 
 
 @pytest.mark.parametrize("validation_s", [1.0, 3.5, 6.0])  # a 21-minute CPU run's validations take ~3.5 s
 def test_the_21_minute_default_still_validates_16_times(validation_s):
-    training, used, steps = simulate_run(1260.0, step_s=0.15, validation_s=lambda k: validation_s)
+    training, used, steps, _ = simulate_run(1260.0, step_s=0.15, validation_s=lambda k: validation_s)
     assert len(steps) == 16
     assert used <= 1260.0 + validation_s + 0.15 and training >= 1260.0 - 15 * validation_s - 5.0
+
+
+@pytest.mark.parametrize("validation_s", [3.5, 20.0])
+def test_after_each_validations_pause_the_decay_goes_on_along_the_planned_line(validation_s):
+    """A validation is a stretch of seconds without steps. Read as a slower machine, it would drop the
+    factor below the plan for the steps after each validation; the end time would hide it, since the
+    rate comes back and the budget still ends the run."""
+    _, _, steps, factors = simulate_run(1260.0, step_s=0.15, validation_s=lambda k: validation_s)
+    assert len(steps) > 5  # pauses along the way
+    # The plan at a steady rate: the peak until the rate is measured, then a straight line to zero.
+    held, n = LinearSchedule.measure_after, len(factors)
+    plan = [min(1.0, (n - k) / (n - held)) for k in range(n)]
+    worst = max(range(n), key=lambda k: abs(factors[k] - plan[k]))
+    assert abs(factors[worst] - plan[worst]) <= 0.01, (
+        f"step {worst + 1} of {n} ran at {factors[worst]:.3f} of the peak, planned {plan[worst]:.3f}")
 
 
 def test_a_budget_run_resumed_after_a_kill_goes_on_validating(paths, monkeypatch):
