@@ -343,7 +343,7 @@ def test_a_short_budget_trains_most_of_it_despite_a_slow_start_and_a_slow_first_
     training still takes most of the budget."""
     budget_s = 120.0
     training, used, steps, _ = simulate_run(budget_s, step_s=step_s, startup_s=30.0,
-                                         validation_s=lambda k: first_s if k == 0 else later_s)
+                                            validation_s=lambda k: first_s if k == 0 else later_s)
     assert training >= 0.8 * budget_s, f"trained {training:.1f} s of {budget_s:.0f}"
     assert used <= budget_s + later_s + step_s  # the validation that scores the final weights follows the budget
     assert 2 <= len(steps) < 16  # fewer validations than asked, rather than less training
