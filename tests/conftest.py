@@ -214,6 +214,31 @@ def word_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built_once(tmp_path_factory, "word-model", build) / "model"
 
 
+@pytest.fixture(scope="session")
+def digit_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny Transformer, untrained, whose output layer prefers the digit 7 to anything else: searched
+    freely, it writes 7s its sources lack; under the number constraint, only its sources' numbers. The
+    tiny corpus has no digits, so its tokenizer is trained here, on sentences with a piece for each."""
+    import torch
+
+    from attention_lab.config import from_mapping
+    from attention_lab.data.tokenizer import SubwordParams, Tokenizer, TokenizerParams
+    from attention_lab.data.tokenizer_training import train_subword
+    from attention_lab.inference.model_file import save_model
+    from attention_lab.model.params import ModelParams
+    from attention_lab.model.seq2seq import build_model
+
+    params = TokenizerParams(kind="subword", subword=SubwordParams(size=300, model="bpe"))
+    codec = train_subword([f"I see {n} cats. Je vois {n} chats." for n in range(10)] * 3, params.subword)
+    torch.manual_seed(0)
+    model = build_model(from_mapping(ModelParams, TINY_TRANSFORMER, "model"), len(codec), len(codec)).eval()
+    with torch.no_grad():
+        model.decoder.output.bias[[i for i in range(len(codec)) if codec.piece(i).lstrip("▁") == "7"]] += 8.0
+    path = tmp_path_factory.mktemp("digit-model") / "model.pt"
+    save_model(path, model, Tokenizer(codec, codec, params))
+    return path
+
+
 @pytest.fixture(scope="module")
 def own_store(tmp_path_factory: pytest.TempPathFactory):
     """A repository root (DVC_ROOT) with a sqlite MLflow store of its own, for one test module."""

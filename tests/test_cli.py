@@ -22,6 +22,7 @@ import torch
 from conftest import REPO
 
 from attention_lab.cli import main
+from attention_lab.data.numbers import missing_numbers
 from attention_lab.inference.translator import SearchParams, Translator
 from attention_lab.model.seq2seq import ModelParams
 
@@ -228,6 +229,13 @@ def test_a_line_missing_a_number_of_its_source_is_noted(trained_model, capsys, m
     assert "note: line 2: numbers of the source not in the translation, check it: 3 12\n" in err
     assert "line 1" not in err
     assert cli(capsys, *args, "--quiet")[2] == ""
+
+
+def test_free_numbers_lets_the_search_write_a_number_the_source_lacks(digit_model, capsys):
+    line, command = "I see 3 cats.", ("translate", "--model", digit_model, "--device", "cpu", "--quiet")
+    (code, kept, _), (free_code, free, _) = (cli(capsys, *command, *flag, line) for flag in ([], ["--free-numbers"]))
+    assert code == free_code == 0
+    assert missing_numbers(kept, line) == [] and missing_numbers(free, line), free  # numbers the line lacks
 
 
 def test_nothing_to_translate_from_a_terminal(trained_model, capsys, monkeypatch):

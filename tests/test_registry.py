@@ -18,6 +18,7 @@ import yaml
 from servers import post, serving
 
 from attention_lab import cli
+from attention_lab.data.numbers import missing_numbers
 from attention_lab.inference.translator import SearchParams, Translator
 from attention_lab.tracking import registry, served_model
 from attention_lab.tracking import run as mlflow_run
@@ -311,6 +312,17 @@ def test_blank_rows_answer_blank_and_rows_keep_their_numbers(served):
                       {"max_source_pieces": len(short)})
     with pytest.raises(MlflowException, match=r"^row 3: 'text' must be a string, got int 5"):
         served_model.sentences_of(pd.DataFrame({served_model.TEXT: ["Go.", "", 5]}))
+
+
+def test_a_request_with_copy_numbers_false_lets_the_search_write_a_number_the_source_lacks(digit_model):
+    import pandas as pd
+
+    served = served_model.TranslatorModel()
+    served.translator = Translator.load(digit_model, "cpu")
+    line = "I see 3 cats."
+    rows = pd.DataFrame({served_model.TEXT: [line]})
+    [kept], [free] = (served.predict(None, rows, params)["translation"] for params in (None, {"copy_numbers": False}))
+    assert missing_numbers(kept, line) == [] and missing_numbers(free, line), free  # numbers the line lacks
 
 
 def test_the_served_model_names_the_numbers_a_translation_lacks(served, monkeypatch):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from attention_lab.data.numbers import missing_numbers
 from attention_lab.data.special_tokens import BOS_ID, EOS, EOS_ID, UNK, UNK_ID
 from attention_lab.inference.sentences import block_diagonal
 from attention_lab.inference.symbols import take_out
@@ -134,6 +135,18 @@ def test_no_output_runs_past_the_absolute_cap_whatever_the_ratio(fresh, beam):
     [result] = fresh.translate([sentence(30)], SearchParams(beam_size=beam, max_len_ratio=1000.0,
                                                             max_output_pieces=17))
     assert len(result.pieces) == result.attention.shape[0] == 17
+
+
+# -- numbers -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("beam", [1, 4])
+def test_copy_numbers_off_lets_the_search_write_a_number_the_source_lacks(digit_model, beam):
+    translator = Translator.load(digit_model, "cpu")
+    lines = ["I see 3 cats.", "I see 12 dogs and 4 cats.", "I see cats."]
+    kept, free = (translator.translate(lines, SearchParams(beam_size=beam, copy_numbers=copy)) for copy in (True, False))
+    # missing_numbers(output, source): the groups the output writes and its source lacks, numbers made up
+    assert [missing_numbers(t.text, line) for t, line in zip(kept, lines)] == [[], [], []]
+    assert all(missing_numbers(t.text, line) for t, line in zip(free, lines)), [t.text for t in free]
 
 
 # -- no <unk> in any output --------------------------------------------------------------------------
