@@ -403,6 +403,27 @@ def test_a_code_change_starts_fresh(paths, monkeypatch, tmp_path):
     assert counter.steps == int(history(paths)[-1]["step"])  # every step trained again
 
 
+@pytest.mark.parametrize("changed", [{}, {"optim": {"lr": 0.02}}, {"optim": {"schedule": "linear"}}],
+                         ids=["unchanged", "lr", "schedule"])
+def test_a_killed_run_rerun_with_a_changed_param_starts_afresh_and_says_so(paths, monkeypatch, capsys, changed):
+    params, off = tiny_params(trainer={"max_epochs": 3, "validations": 3}), MlflowParams(enabled=False)
+    with pytest.raises(Interrupt):
+        train_with(paths, params, [interrupt_at_step(20)], monkeypatch, off)
+    killed_at = torch.load(paths.checkpoints / "last.ckpt", weights_only=True)["global_step"]
+    assert killed_at > 0  # there was something to resume
+    capsys.readouterr()
+    counter = StepCounter()
+    train_with(paths, tiny_params(trainer={"max_epochs": 3, "validations": 3}, **changed), [counter], monkeypatch, off)
+    said = [line for line in capsys.readouterr().err.splitlines() if line.startswith(("Resuming", "Starting afresh"))]
+    trained = int(history(paths)[-1]["step"])
+    if changed:
+        assert counter.steps == trained  # every step trained again, with the new param
+        assert said == ["Starting afresh: the code, config or data changed since the interrupted run, whose "
+                        "checkpoint is discarded"]
+    else:
+        assert counter.steps == trained - killed_at and len(said) == 1 and said[0].startswith("Resuming")
+
+
 def test_nonfinite_loss_stops_with_clear_error_and_leaves_nothing(paths, monkeypatch):
     real = training_pass.token_losses
     calls = []

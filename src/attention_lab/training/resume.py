@@ -54,6 +54,7 @@ class Start:
     checkpoint: Path | None = None
     run_id: str | None = None  # the MLflow run it continues
     trained: bool = False
+    stale: bool = False  # afresh, in place of an interrupted run of other code, config or data
 
 
 class ResumeState:
@@ -88,10 +89,12 @@ class ResumeState:
                     for stale in self.directory.glob(".*.tmp"):  # checkpoints a killed run was writing
                         stale.unlink()
                 return Start(self.last, state.get("mlflow_run_id"))
+        # An interrupted run that was not resumed above had another fingerprint.
+        stale = bool(state.get("fingerprint")) and not state.get("finished") and self.last.is_file()
         if self.writer:
             self.discard()
             self.record(run_fingerprint, None)
-        return Start()
+        return Start(stale=stale)
 
     def record(self, run_fingerprint: str, run_id: str | None, finished: bool = False,
                kept: dict[str, str] | None = None) -> None:

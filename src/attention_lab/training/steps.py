@@ -89,6 +89,9 @@ def fit(job: Job) -> tuple[bool, dict | None]:
         if job.start.checkpoint is not None:
             print(f"Resuming the interrupted run of this code, config and data from {job.start.checkpoint}",
                   file=sys.stderr, flush=True)
+        elif job.start.stale:
+            print("Starting afresh: the code, config or data changed since the interrupted run, whose checkpoint "
+                  "is discarded", file=sys.stderr, flush=True)
         if logger is not None:
             job.state.record(job.fingerprint, logger.run_id)
             logger.log_hyperparams(recorded_params(job.paths, job.tokenizer, job.params))
