@@ -1,3 +1,4 @@
+import dataclasses
 import json
 import math
 import os
@@ -36,7 +37,7 @@ from attention_lab.training.module import DivergedError
 from attention_lab.training.paths import TrainPaths, prepare_data
 from attention_lab.training.resume import ResumeState, Start, fingerprint
 from attention_lab.training.params import Seq2SeqParams
-from attention_lab.training.run import build_trainer, train_seq2seq
+from attention_lab.training.run import build_trainer, prepare, train_seq2seq
 from attention_lab.training.steps import loss_figure, recorded_params
 
 TINY = {"data": {"batch_size": 16, "batch_tokens": 300, "val_bleu_size": 12},
@@ -194,6 +195,25 @@ def test_an_exact_update_budget_trains_the_same_model_to_the_bit_in_separate_pro
     assert first == again  # every tensor byte for byte, the same metrics and curves, timings aside
     assert other[0].keys() == first[0].keys() and other[0] != first[0]
     assert other[1]["updates"] == 37 and other[2] != first[2]
+
+
+def first_step(paths: TrainPaths, seed: int) -> tuple[dict, torch.Tensor]:
+    """The weights a run of `seed` starts its first training step from, and the mask its first dropout
+    layer draws there (where dropout draws from: the generators as `prepare` leaves them)."""
+    job = prepare(dataclasses.replace(tiny_params(**RANDOMNESS), seed=seed), MlflowParams(enabled=False), paths)
+    model = job.module.model.train()
+    dropout = next(m for m in model.modules() if isinstance(m, torch.nn.Dropout) and m.p > 0)
+    return {k: v.clone() for k, v in model.state_dict().items()}, dropout(torch.ones(16, 32)) == 0
+
+
+def test_the_seed_sets_the_initial_weights_and_the_dropout_masks(paths):
+    # The same data for both seeds: what differs here is the seed's alone, not the batches' order.
+    (weights, mask), (again, mask_again), (other, other_mask) = (first_step(paths, seed) for seed in (0, 0, 1))
+    assert weights.keys() == again.keys() == other.keys()
+    assert all(torch.equal(weights[k], again[k]) for k in weights) and torch.equal(mask, mask_again)
+    drawn = [k for k, v in weights.items() if v.dim() > 1]  # the matrices (biases and norms start constant)
+    assert drawn and [k for k in drawn if torch.equal(weights[k], other[k])] == []
+    assert mask.any() and not torch.equal(mask, other_mask)
 
 
 @pytest.mark.parametrize("trainer, optim, message", [
