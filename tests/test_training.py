@@ -31,7 +31,8 @@ from attention_lab.tracking.run import Run
 from attention_lab.tracking.run_file import read_run_file
 from attention_lab.tracking.store import MlflowParams, TrackingError, redact
 from attention_lab.training import training_pass
-from attention_lab.training.averaging import LastWeights, at_least_as_good, best_row
+from attention_lab.training.averaging import SCORES, LastWeights, at_least_as_good, best_row
+from attention_lab.training.corpus_bleu import CorpusBLEU
 from attention_lab.training.datamodule import DataParams, TranslationDataModule
 from attention_lab.training.module import DivergedError
 from attention_lab.training.paths import TrainPaths, prepare_data
@@ -726,15 +727,33 @@ def worse(score: float, other: float, monitor: str) -> bool:
     return score > other if monitor == "val_loss" else score < other
 
 
-@pytest.mark.parametrize("monitor, average", [
-    ("val_loss", "first validation"), ("val_bleu", "first validation"),
-    ("val_loss", "best validation, an unread row moved"), ("val_bleu", "best validation, an unread row moved"),
-    ("val_bleu", "best validation, output doubled")])
+def validation_scores(paths: TrainPaths, params: Seq2SeqParams, weights: dict) -> dict:
+    """`weights` scored by a validation of their own (a fresh module, Trainer and DataModule), by
+    metrics.json's names."""
+    job = prepare(params, MlflowParams(enabled=False), paths)
+    job.module.model.load_state_dict(weights)
+    trainer = pl.Trainer(accelerator="cpu", logger=False, enable_checkpointing=False, enable_progress_bar=False,
+                         enable_model_summary=False)
+    logged = trainer.validate(job.module, datamodule=job.datamodule, verbose=False)[0]
+    return {name: float(logged[key]) for name, key in SCORES.items()}
+
+
+@pytest.mark.parametrize("monitor, average, bleu_peak", [
+    ("val_loss", "first validation", None), ("val_bleu", "first validation", None),
+    ("val_loss", "best validation, an unread row moved", None),
+    ("val_bleu", "best validation, an unread row moved", None),
+    ("val_bleu", "best validation, output doubled", None),
+    # The second validation's BLEU lifted: the lowest-loss and the highest-BLEU validations differ.
+    ("val_loss", "first validation", 1), ("val_bleu", "first validation", 1)])
 def test_averaged_weights_are_scored_as_validation_and_kept_only_when_they_score_at_least_the_best(
-        paths, monkeypatch, monitor, average):
+        paths, monkeypatch, monitor, average, bleu_peak):
     # The "average" is set to weights of known scores; the scoring and the decision are the run's own.
     seen = WeightsAtValidations()
     best_index = {"val_loss": "idxmin", "val_bleu": "idxmax"}[monitor]
+    if bleu_peak is not None:
+        real_bleu = CorpusBLEU.compute  # called before `seen` takes the validation's weights: its index
+        monkeypatch.setattr(CorpusBLEU, "compute",
+                            lambda self: real_bleu(self) + 100.0 * (len(seen.weights) == bleu_peak))
 
     def chosen(self) -> dict:
         rows = pd.DataFrame(history(paths)).astype(float)
@@ -749,6 +768,8 @@ def test_averaged_weights_are_scored_as_validation_and_kept_only_when_they_score
     rows = pd.read_csv(paths.reports / "history.csv")
     best = rows.loc[getattr(rows[monitor], best_index)()]
     assert metrics["best_update"] == best["step"]
+    if bleu_peak is not None:
+        assert rows["val_loss"].idxmin() != rows["val_bleu"].idxmax() == bleu_peak
     model = model_weights(paths)
     assert metrics["averaged_validations"] == 3
     if average == "first validation":  # a young model: it scores as its validation did, worse than the best
@@ -760,7 +781,8 @@ def test_averaged_weights_are_scored_as_validation_and_kept_only_when_they_score
         expected, scores = seen.weights[best.name], best
     else:  # as good by the monitor: kept, with its own scores
         assert metrics[f"average_{monitor}"] == pytest.approx(best[monitor], rel=1e-7) and metrics["averaged"]
-        expected, scores = chosen(None), {**metrics}
+        expected = chosen(None)
+        scores = validation_scores(paths, params, expected)
         if average == "best validation, output doubled":
             assert metrics["val_loss"] != pytest.approx(best["val_loss"], rel=1e-3)
     for name in ("val_loss", "val_ppl", "val_bleu"):
