@@ -5,7 +5,9 @@ translations, every layer and head).
 MLflow: the files join the training run and a child run of it (`tracking.run.child_run`).
 """
 
+import itertools
 import json
+from pathlib import Path
 
 import pandas as pd
 
@@ -24,20 +26,24 @@ from attention_lab.tracking.run_file import read_run_file
 EXPLORER = "explorer.html"
 
 
-def read_evaluation(folder) -> tuple[pd.DataFrame, dict]:
-    """`evaluate`'s translations.tsv and metrics.json, or a one-line error naming the file."""
+def read_evaluation(folder: Path) -> tuple[pd.DataFrame, dict]:
+    """`evaluate`'s translations.tsv and metrics.json, checked before any work: a one-line error names the
+    file and what is wrong."""
     path = folder / "translations.tsv"
     try:
-        translations = pd.read_csv(path, sep="\t", keep_default_na=False, dtype=str)
+        translations = pd.read_csv(path, sep="\t", keep_default_na=False, dtype=str).fillna("")
+        missing = sorted({"source", "hypothesis", "references"} - set(translations.columns))
+        if missing:
+            raise UserError(f"{path}: no column {missing[0]!r} (run `dvc repro evaluate`)")
         path = folder / "metrics.json"
         metrics = json.loads(path.read_text(encoding="utf-8"))
+        for search, score in itertools.product(("beam", "greedy"), ("bleu", "chrf")):
+            if not isinstance(metrics.get(search, {}).get(score), (int, float)):
+                raise UserError(f"{path}: no number at {search}.{score} (run `dvc repro evaluate`)")
     except FileNotFoundError:
         raise UserError(f"{path}: not found (run `dvc repro evaluate` first)") from None
-    except (ValueError, pd.errors.ParserError) as exc:
-        raise UserError(f"{path}: unreadable ({str(exc).splitlines()[0][:160]})") from None
-    missing = {"source", "hypothesis", "references"} - set(translations.columns)
-    if missing:
-        raise UserError(f"{folder / 'translations.tsv'}: missing columns {sorted(missing)}")
+    except (OSError, ValueError, AttributeError, pd.errors.ParserError) as exc:
+        raise UserError(f"{path}: unreadable ({type(exc).__name__}: {str(exc)[:160]})") from None
     return translations, metrics
 
 

@@ -96,8 +96,8 @@ def translate(args: argparse.Namespace) -> None:
         show = not args.quiet and sys.stderr.isatty()
         total = (count_lines(args.input) if name == args.input else len(args.sentences) or None) if show else None
         progress = stack.enter_context(closing(Progress(total, show)))
-        kept = []  # the translations, for the heatmap and the page only: otherwise memory holds one chunk's
-        keep = bool(args.heatmap or args.html)
+        kept = []  # the translations, for the heatmap only: otherwise memory holds one chunk's
+        typed = []  # the lines translated, for the page, which translates them again keeping every map
         notes = (("unknown", f"words outside the vocabulary, read as {UNK} and copied through attention"),
                  ("carried", "not read by the model, carried to the output as written"),
                  ("missing_numbers", "numbers of the source not in the translation, check it"))
@@ -109,8 +109,10 @@ def translate(args: argparse.Namespace) -> None:
                 for field, what in notes if result and not args.quiet else ():
                     if values := getattr(result, field):
                         progress.note(f"note: line {number}: {what}: {' '.join(values)}")
-                if result and keep:
+                if result and args.heatmap:
                     kept.append(result)
+                if result and args.html:
+                    typed.append(result.source)
 
         try:
             if args.output:
@@ -123,8 +125,8 @@ def translate(args: argparse.Namespace) -> None:
                             "split it into shorter sentences") from None
     if args.heatmap and kept:  # empty input: no translation, no heatmap
         save_heatmaps(kept, Path(args.heatmap))
-    if args.html and kept:
-        save_explorer(translator, search, [result.source for result in kept], Path(args.html))
+    if args.html and typed:
+        save_explorer(translator, search, typed, Path(args.html))
 
 
 def save_heatmaps(results: list, path: Path) -> None:

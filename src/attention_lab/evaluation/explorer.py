@@ -13,93 +13,122 @@ from __future__ import annotations
 
 import html
 import json
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
+from attention_lab.data.special_tokens import BOS
 from attention_lab.inference.translator import SearchParams, Translation, Translator
+
+if TYPE_CHECKING:  # pandas costs `translate --html` a second of start-up; only the stage passes a frame
+    import pandas as pd
 
 TEMPLATE = Path(__file__).with_suffix(".html")
 DATA_MARK = "/*EXPLORER-DATA*/"
+DATA_ELEMENT = '<script type="application/json" id="explorer-data">'
 SCALE = 1000  # weights are written as integers in thousandths
 
 
 @dataclass(frozen=True)
 class Entry:
-    """One sentence of the page: its source, the group it is listed under, and, from the test split,
-    its references and the beam translation's sentence chrF."""
+    """One sentence of the page: its source, the group it is listed under and, from the test split,
+    its references."""
 
     source: str
     group: str
     references: tuple[str, ...] = ()
-    chrf: float | None = None
 
 
 def scored_sample(translations: pd.DataFrame, count: int) -> list[Entry]:
     """The `count` worst and `count` best beam translations of `evaluate`'s translations.tsv
-    (columns source, hypothesis, references joined by ` ||| `) by sentence chrF, worst first."""
+    (columns source, hypothesis, references joined by ` ||| `) by sentence chrF: the worst first, worst
+    to better, then the best, best to worse; a split of fewer than 2·count sources lists each once."""
     from sacrebleu.metrics import CHRF
 
     chrf = CHRF()
-    rows = [(chrf.sentence_score(hyp, refs.split(" ||| ")).score, src, tuple(refs.split(" ||| ")))
-            for src, hyp, refs in zip(translations["source"], translations["hypothesis"], translations["references"])]
-    order = sorted(range(len(rows)), key=lambda i: rows[i][0])  # stable: ties keep the split's order
+    refs = [tuple(r.split(" ||| ")) for r in translations["references"]]
+    scores = [chrf.sentence_score(hyp, list(r)).score for hyp, r in zip(translations["hypothesis"], refs)]
+    order = sorted(range(len(scores)), key=scores.__getitem__)
     worst = order[:count]
-    best = [i for i in reversed(order) if i not in set(worst)][:count]
-    return ([Entry(rows[i][1], "worst chrF (beam)", rows[i][2], round(rows[i][0], 1)) for i in worst]
-            + [Entry(rows[i][1], "best chrF (beam)", rows[i][2], round(rows[i][0], 1)) for i in best])
+    best = order[count:][::-1][:count]
+    sources = list(translations["source"])
+    return ([Entry(sources[i], "worst chrF (beam)", refs[i]) for i in worst]
+            + [Entry(sources[i], "best chrF (beam)", refs[i]) for i in best])
 
 
 def thousandths(maps: np.ndarray | None) -> list[list[int]] | None:
-    """(R, X, Y) weights -> each map's rows one after another, in thousandths."""
+    """Maps (R, T, S), (R, S, S) or (R, T, T) -> each map's rows one after another, in thousandths."""
     if maps is None:
         return None
     return np.rint(np.asarray(maps, np.float64) * SCALE).astype(np.int64).reshape(len(maps), -1).tolist()
 
 
+def decoder_inputs(translation: Translation) -> list[str] | None:
+    """What labels the columns of `decoder_maps` (R, T, T): each step's input, the piece written before it or
+    `<bos>` where its sentence starts. A line's maps are block-diagonal, so a sentence starts at the step
+    that reads no earlier column (softmax weights inside a block are never 0): also after a sentence
+    the output limit cut, which ends with no `<eos>`."""
+    maps = translation.decoder_maps
+    if maps is None:
+        return None
+    labels = translation.output_labels
+    return [BOS if t == 0 or not maps[:, t, :t].any() else labels[t - 1] for t in range(len(labels))]
+
+
 def result_data(translation: Translation, search: str) -> dict:
-    return {"search": search, "text": translation.text, "src": translation.src_pieces,
-            "out": translation.output_labels, "cross": thousandths(translation.maps),
-            "encoder": thousandths(translation.encoder_maps), "decoder": thousandths(translation.decoder_maps)}
+    return {"search": search, "text": translation.text, "out": translation.output_labels,
+            "cross": thousandths(translation.maps), "decoder": thousandths(translation.decoder_maps),
+            "inputs": decoder_inputs(translation)}
 
 
 def explored(translator: Translator, entries: Sequence[Entry], search: SearchParams) -> list[dict]:
-    """Each entry translated greedily and with `search`'s beam (if wider than 1), every attention map kept."""
+    """Each entry translated greedily and with `search`'s beam (if wider than 1), every attention map kept,
+    and, with references, the last search's sentence chrF. The source's pieces and its encoder
+    self-attention depend on the source alone: kept once per sentence."""
+    from sacrebleu.metrics import CHRF
+
     sources = [e.source for e in entries]
     searches = {"greedy": replace(search, beam_size=1)}
     if search.beam_size > 1:
         searches[f"beam {search.beam_size}"] = search
     results = {name: translator.translate(sources, s, maps=True, self_maps=True) for name, s in searches.items()}
-    return [{"source": e.source, "group": e.group, "references": list(e.references), "chrf": e.chrf,
+    last = results[list(searches)[-1]]
+    chrf = CHRF()
+    return [{"source": e.source, "group": e.group, "references": list(e.references),
+             "chrf": round(chrf.sentence_score(last[i].text, list(e.references)).score, 1) if e.references else None,
+             "src": last[i].src_pieces, "encoder": thousandths(last[i].encoder_maps),
              "results": [result_data(results[name][i], name) for name in searches]}
             for i, e in enumerate(entries)]
 
 
-def model_summary(translator: Translator) -> str:
+def model_summary(translator: Translator) -> tuple[str, str]:
+    """(the model in words with its size, the name of its cross-attention)."""
     p = translator.model.params
-    size = sum(t.numel() for t in translator.model.parameters())
+    size = f"{sum(t.numel() for t in translator.model.parameters()) / 1e6:.2f} M parameters"
     if p.arch == "transformer":
         t = p.transformer
-        kind = f"Transformer, {t.layers} layers × {t.heads} heads, width {t.model_size}, FFN {t.ffn_size}"
-    else:
-        kind = (f"{p.rnn.upper()} encoder-decoder{' (bidirectional)' if p.bidirectional else ''}, "
-                f"{p.decoder.capitalize()} decoder with {p.attention} attention, hidden {p.hidden_size}")
-    return f"{kind}; {size / 1e6:.2f} M parameters"
+        return (f"Transformer, {t.layers} layers × {t.heads} heads, width {t.model_size}, FFN {t.ffn_size}; {size}",
+                "cross-attention (decoder → source)")
+    encoder = f"{p.rnn.upper()} encoder{' (bidirectional)' if p.bidirectional else ''}"
+    return (f"{encoder}, {p.decoder.capitalize()} decoder, hidden {p.hidden_size}, {p.num_layers} layer(s); {size}",
+            f"{p.attention} attention (decoder → source)")
 
 
 def identity(translator: Translator, search: SearchParams, run_id: str | None = None, commit: str | None = None,
              test_metrics: dict | None = None) -> list[tuple[str, str]]:
-    """The run the page shows, as (label, value) pairs: model, search, and what is known of the MLflow
-    run, the commit and the test scores."""
-    pairs = [("model", model_summary(translator)),
+    """The run the page shows, as (label, value) pairs: model, tokenizer, search, and what is known of the
+    DVC experiment, the MLflow run, the commit and the test scores."""
+    codec = translator.tokenizer.src
+    pairs = [("model", model_summary(translator)[0]),
+             ("tokenizer", f"{type(codec).__name__.removesuffix('Codec').lower()}, {len(codec):,} source tokens"),
              ("search", f"greedy and beam {search.beam_size}, length penalty {search.length_penalty}")]
-    if run_id:
-        pairs.append(("MLflow run", run_id))
-    if commit:
-        pairs.append(("commit", commit[:12]))
+    known = (("DVC experiment", os.environ.get("DVC_EXP_NAME")), ("MLflow run", run_id),
+             ("commit", commit[:12] if commit else None))
+    pairs += [(label, value) for label, value in known if value]
     if test_metrics:
         beam, greedy = test_metrics["beam"], test_metrics["greedy"]
         pairs.append(("test BLEU, beam (greedy)", f"{beam['bleu']} ({greedy['bleu']})"))
@@ -110,8 +139,9 @@ def identity(translator: Translator, search: SearchParams, run_id: str | None = 
 def page(title: str, identity: Sequence[tuple[str, str]], translator: Translator, sentences: list[dict]) -> str:
     """The page's HTML: the template with the run's `identity` (label, value pairs) and `sentences`
     (`explored`) embedded as JSON."""
-    data = {"title": title, "identity": [list(pair) for pair in identity],
-            "layout": list(translator.model.decoder.attention_layout), "sentences": sentences}
+    data = {"title": title, "identity": [list(pair) for pair in identity], "scale": SCALE,
+            "layout": list(translator.model.decoder.attention_layout), "attention": model_summary(translator)[1],
+            "sentences": sentences}
     # A `<` inside the JSON could end its script element early (`</script>`, `<!--`): JSON's escape instead.
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
     return TEMPLATE.read_text(encoding="utf-8").replace("__TITLE__", html.escape(title)).replace(DATA_MARK, text)
@@ -119,6 +149,5 @@ def page(title: str, identity: Sequence[tuple[str, str]], translator: Translator
 
 def read_page_data(text: str) -> dict:
     """The data a page embeds (the inverse of `page`): what a test or a script reads back."""
-    start = text.index('<script type="application/json" id="explorer-data">') + len(
-        '<script type="application/json" id="explorer-data">')
+    start = text.index(DATA_ELEMENT) + len(DATA_ELEMENT)
     return json.loads(text[start: text.index("</script>", start)])
