@@ -6,6 +6,7 @@ copy of the repository (CPU only, a few minutes). Each path is run once: `mlflow
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -19,12 +20,15 @@ import pandas as pd
 import pytest
 import torch
 import yaml
+from browser import WatchedPage, browser
 from conftest import REPO, TINY_TRAINING, TINY_VOCAB
 from corpus_factory import write_zip
 from nw_factory import KERNELS
 from servers import NO_JOBS, free_port, without_tracking_env
 from mlflow import MlflowClient
+from playwright.sync_api import expect
 
+from attention_lab.evaluation.explorer import read_page_data
 from attention_lab.inference.translator import Translator
 from attention_lab.tracking.store import fluent_tracking_uri
 
@@ -119,7 +123,7 @@ def test_repro_runs_every_stage(repo):
     run(["dvc", "repro"], root, env)
     for path in ("artifacts/splits/train.parquet", "artifacts/tokenizer/tokenizer.json", "models/nw/parametric.pt",
                  "models/seq2seq/model.pt", "reports/evaluate/translations.tsv", "reports/heatmaps/grid.png",
-                 "reports/nw/figures/fit_gaussian.png"):
+                 "reports/heatmaps/explorer.html", "reports/nw/figures/fit_gaussian.png"):
         assert (root / path).is_file(), path
     assert "md5:" in (root / "data.dvc").read_text()  # the import pinned the corpus it downloaded
     history = (root / "reports/seq2seq/history.csv").read_text().splitlines()
@@ -143,7 +147,19 @@ def test_repro_runs_every_stage(repo):
     steps = [int(line.split(",")[0]) for line in history[1:]]
     assert sorted(m.step for m in client.get_metric_history(run_.info.run_id, "val/bleu")) == steps
     heatmaps = {a.path for a in client.list_artifacts(run_.info.run_id, "heatmaps")}
-    assert "heatmaps/grid.png" in heatmaps
+    assert {"heatmaps/grid.png", "heatmaps/explorer.html"} <= heatmaps
+    # Each stage's child run is named for its stage, and holds its files too.
+    children = client.search_runs([run_.info.experiment_id], f"tags.mlflow.parentRunId = '{run_.info.run_id}'")
+    assert sorted(c.info.run_name for c in children) == ["evaluate", "heatmaps"]
+    child = next(c for c in children if c.info.run_name == "heatmaps")
+    assert "heatmaps/explorer.html" in {a.path for a in client.list_artifacts(child.info.run_id, "heatmaps")}
+    explorer = read_page_data((root / "reports/heatmaps/explorer.html").read_text(encoding="utf-8"))
+    groups = [s["group"] for s in explorer["sentences"]]
+    worst = min(20, test["sources"])
+    assert groups == (["heatmaps.sentences"] * 2 + ["worst chrF (beam)"] * worst
+                      + ["best chrF (beam)"] * min(20, test["sources"] - worst))
+    assert dict(explorer["identity"])["test BLEU, beam (greedy)"] == \
+        f"{evaluation['beam']['bleu']} ({evaluation['greedy']['bleu']})"
     nw = client.search_runs([run_.info.experiment_id], "tags.stage = 'train_nw'")
     assert len(nw) == 1 and "gaussian.mse_truth" in nw[0].data.metrics
 
@@ -257,6 +273,9 @@ def test_a_transformer_experiment_runs_every_stage_and_its_model_translates_ever
     assert isinstance(json.loads((root / "reports/evaluate/metrics.json").read_text())["beam"]["bleu"], float)
     heatmaps = sorted(p.name for p in (root / "reports/heatmaps").iterdir())
     assert "00-i-see-the-cat-heads-beam.png" in heatmaps and "00-i-see-the-cat-heads-greedy.png" in heatmaps
+    explorer = read_page_data((root / "reports/heatmaps/explorer.html").read_text(encoding="utf-8"))
+    assert explorer["layout"] == [1, 2] and all(r["encoder"] and r["decoder"] for s in explorer["sentences"]
+                                                for r in s["results"])
 
     model_dir = root / "models/seq2seq"
     sentences = ["I see the cat.", "We like the book."]
@@ -337,6 +356,14 @@ def test_mlflow_ui_serves_the_run(repo):
         assert any(m["key"] == "test.beam.bleu" for m in run_["data"]["metrics"])
         listed = get_json(f"{base}/api/2.0/mlflow/artifacts/list?run_id={run_['info']['run_id']}&path=heatmaps")
         assert any(f["path"].endswith("grid.png") for f in listed["files"])
+        # The explorer page works in the UI's artifact view, a sandboxed frame: hovering a cell names its weight.
+        with browser() as chrome:
+            view = WatchedPage(chrome).page
+            view.goto(f"{base}/#/experiments/{experiment_id}/runs/{run_['info']['run_id']}"
+                      "/artifacts/heatmaps/explorer.html")
+            frame = view.frame_locator("iframe.mlflow-html-iframe")
+            frame.locator('.panel td[data-row="0"][data-col="0"]').first.hover(timeout=60_000)
+            expect(frame.locator("#tooltip .weight")).to_have_text(re.compile(r"^[01]\.\d{3}$"))
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)

@@ -31,7 +31,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parent.parent
 README = REPO / "README.md"
-MAX_LINES = 250
+MAX_LINES = 265  # 250 until the attention explorer got its section (2026-11-28)
 # Programs a README command may start with; each has a check below (or needs none).
 PROGRAMS = {"attention-lab", "dvc", "mlflow", "make", "curl", "echo", "printf"}
 SEPARATORS = {"|", "||", "&&", ";", "&"}
@@ -456,7 +456,8 @@ def test_file_layout_stage_and_length_checks_fail():
     problems = stage_problems(stages)
     assert "pipeline table: no stage 'splitt' in dvc.yaml" in problems
     assert "pipeline table: stage 'train_tokenizer' is missing" in problems
-    assert length_problems("line\n" * (MAX_LINES + 1)) == [f"README.md has {MAX_LINES + 1} lines, more than 250"]
+    too_long = [f"README.md has {MAX_LINES + 1} lines, more than {MAX_LINES}"]
+    assert length_problems("line\n" * (MAX_LINES + 1)) == too_long
 
 
 def test_limits_check_fails_on_a_figure_the_code_does_not_enforce(readme):
