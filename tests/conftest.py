@@ -2,7 +2,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import sys
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -36,6 +38,27 @@ def interrupt_at_step(step: int):
                 raise Interrupt
 
     return InterruptAtStep()
+
+
+class NotLinear(AssertionError):
+    """Work on a long input ran past its bound: it grows faster than the input."""
+
+
+@contextmanager
+def linear_work(seconds: float):
+    """Fails the block once it has used `seconds` of this process' CPU time (the machine's load aside).
+    No regex or C loop reports its steps to count, so the input is made long enough that work linear
+    in its length takes a small part of the bound and quadratic work hours: never a speed check."""
+    def over(*_) -> None:
+        raise NotLinear(f"over {seconds} s of CPU: the work grows faster than the input")
+
+    previous = signal.signal(signal.SIGVTALRM, over)
+    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.signal(signal.SIGVTALRM, previous)
 
 
 # The files that take longest, longest first (`pytest --durations=0` summed per file, 2026-11-26:

@@ -36,12 +36,15 @@ OBJECT_AFTER = {"do": frozenset("it he she this that a an anything something eve
                 "have": frozenset("a an anything something everything".split())}
 OBJECT_AFTER["don't"] = OBJECT_AFTER["do"]
 CLOSERS = "\"'»”’)]}"  # written after a sentence's end mark: `He said "hi."`, `« Où ? »`
-TRAILING = re.compile(rf"[\s{re.escape(CLOSERS)}]*$")
+# The patterns below take a run of characters only where it starts, and whole (`(?<!x)x++`): tried at
+# each of its characters and given back one at a time, a run of n made n² steps (`Wow` and 10,000 `!`).
+CLOSING = rf"[\s{re.escape(CLOSERS)}]"
+TRAILING = re.compile(rf"(?<!{CLOSING}){CLOSING}*+$")
 MARKS = ".!?…,;:"  # an end mark, or a comma's kind that the writer chose to end with
 WORD = re.compile(r"\w[\w'’]*")
-RUN_OF_MARKS = r"[!?]{2,}|\.{2,}|…"  # `!!!`, `?!`, `...`, `…`
-RUN = re.compile(rf"({RUN_OF_MARKS})(?=[\s{re.escape(CLOSERS)}]*$)")  # ... ending a sentence
-LAST_SENTENCE = re.compile(r".*[.!?…]\s+")  # what a line read whole (`split_sentences` off) ends after
+RUN_OF_MARKS = r"(?<![!?])[!?]{2,}+|(?<!\.)\.{2,}+|…"  # `!!!`, `?!`, `...`, `…`
+RUN = re.compile(rf"({RUN_OF_MARKS})(?={CLOSING}*+$)")  # ... ending a sentence
+SENTENCE_END = re.compile(r"[.!?…]\s+")  # a line read whole (`split_sentences` off): its last sentence follows
 
 
 def with_end_mark(sentence: str) -> str:
@@ -49,7 +52,7 @@ def with_end_mark(sentence: str) -> str:
     end = TRAILING.search(sentence).start()  # the mark goes before closing quotes and brackets
     if not any(char.isalnum() for char in sentence) or sentence[:end].endswith(tuple(MARKS)):
         return sentence
-    last = LAST_SENTENCE.sub("", sentence[:end])
+    last = SENTENCE_END.split(sentence[:end])[-1]
     first_clause, last_clause = (words_of(clause) for clause in (last.split(",")[0], last.rsplit(",", 1)[-1]))
     mark = end_mark(first_clause)
     if mark == "." and "," in last and last_clause[:1] and last_clause[0].lower() not in RELATIVE_WORDS:
