@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from conftest import linear_work
 from test_cli import cli
 
 from attention_lab.data.special_tokens import EOS
@@ -32,6 +33,17 @@ def test_split_finds_sentences_and_keeps_their_text():
     assert split("I met Ms. Smith and Mrs. Jones. It was Ms. Lee.") == \
         ["I met Ms. Smith and Mrs. Jones.", "It was Ms. Lee."]  # nor a title's
     assert split("   ") == ["   "]  # nothing to split: the line as it is
+
+
+def test_a_long_line_is_split_in_linear_work():
+    """A run of end marks before a closing quote is read as one mark: tried at each of its characters, a long
+    run not followed by one made n² steps."""
+    run, n = "!" * 200_000, 20_000
+    with linear_work(5):  # linear: 1 s in all; quadratic: minutes
+        assert split(f"Wow{run} x") == [f"Wow{run} x"]
+        quoted = f"« Wow{run}» she said."
+        assert "".join(split(quoted)).replace(" ", "") == quoted.replace(" ", "")
+        assert split("Stop it. " * n) == ["Stop it."] * n
 
 
 def test_block_diagonal_puts_each_block_on_the_diagonal():
