@@ -7,6 +7,7 @@ import functools
 import numpy as np
 import pytest
 import torch
+from conftest import linear_work
 from test_cli import cli
 
 from attention_lab.data.cleaning import clean
@@ -60,6 +61,16 @@ def test_a_run_between_two_words_leaves_a_space_and_none_is_left_before_punctuat
     assert take_out("★ I see 🐱 the cat 你.", reads) == ("I see the cat.", (
         Carried("★", None, False, False), Carried("🐱", 2, False, False), Carried("你", 3, True, False)))
     assert take_out("naïve", reads) == ("nave", (Carried("ï", 0, True, True),))  # a letter is in its word
+
+
+def test_a_long_line_of_runs_is_taken_out_in_linear_work():
+    """What the model reads was split again at each run: n² steps on a line of runs between words."""
+    n = 50_000
+    with linear_work(8):  # linear: 1 s each; quadratic: 20 s each
+        text, carried = take_out("a♥" * n, str.isascii)
+        assert text == " ".join(["a"] * n) and [c.word for c in carried] == list(range(n))
+        text, carried = take_out("♥ a " * n, str.isascii)  # each before its word, the first at the start
+        assert text == " ".join(["a"] * n) and [c.word for c in carried] == [None, *range(1, n)]
 
 
 @pytest.mark.parametrize("text, kept, run", [

@@ -103,21 +103,30 @@ def take_out(sentence: str, reads: Callable[[str], bool]) -> tuple[str, tuple[Ca
         if match:
             chunks.append((match.group(), False))
             start = match.end()
-    kept, runs, end = "", [], 0
+    # What the model reads, in parts, with its last character and its words counted as it grows:
+    # counted by splitting it at each run, and stripped whole, it took n² steps on a line of `🐱 `.
+    kept: list[str] = []
+    runs, end, last, words = [], 0, "", 0
     for readable, parts in groupby(chunks, key=lambda chunk: chunk[1]):
         run = "".join(part for part, _ in parts)
         end += len(run)
         if readable:
-            kept += run
+            words += len(run.split()) - (last.strip() != "" and not run[0].isspace())  # a word run on
+            kept.append(run)
+            last = run[-1]
             continue
         after = text[end : end + 1]
-        left, right, closing = kept[-1:].strip() != "", after.strip() != "", after != "" and after in CLOSING
-        runs.append((run, len(kept.split()), left, right, closing))
+        left, right, closing = last.strip() != "", after.strip() != "", after != "" and after in CLOSING
+        runs.append((run, words, left, right, closing))
         if left and right and not closing and not joins_a_word(run):
-            kept += " "
+            kept.append(" ")
+            last = " "
         elif closing and not left:
-            kept = kept.rstrip()
-    words = len(kept.split())
+            while kept and kept[-1].isspace():
+                kept.pop()
+            if kept:
+                kept[-1] = kept[-1].rstrip()  # each part once: it ends in a word after
+            last = kept[-1][-1] if kept else ""
     carried = []
     for run, before, left, right, closing in runs:
         if left:
@@ -128,7 +137,7 @@ def take_out(sentence: str, reads: Callable[[str], bool]) -> tuple[str, tuple[Ca
             carried.append(Carried(run, before, False, right))
         else:
             carried.append(Carried(run, None, before > 0, False))
-    return " ".join(kept.split()), tuple(carried)
+    return " ".join("".join(kept).split()), tuple(carried)
 
 
 def output_words(pieces: Sequence[str], join: Callable[[Sequence[str]], str]) -> list[int]:
