@@ -2,10 +2,12 @@
 French text."""
 
 import pytest
+import regex
+from conftest import linear_work
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attention_lab.data.cleaning import clean, detokenize_words, normalize_words
+from attention_lab.data.cleaning import CLUSTER, clean, detokenize_words, normalize_words
 
 
 @pytest.mark.parametrize("raw, expected", [
@@ -32,6 +34,25 @@ def test_clean_drops_invisible_characters_and_escapes_and_normalises_unicode(raw
 
 def test_clean_composes_accents_and_keeps_symbols():
     assert clean("Cafe\u0301 \ufb01n, I love 🐱 cats, 寿司.") == "Café fin, I love 🐱 cats, 寿司."
+
+
+# Regional indicators (🇫, 🇷: two make a flag), marks, a joiner, a spacing mark, a prepended one, Hangul jamo
+# and controls: the characters whose clusters UAX #29 joins or breaks by a rule of its own.
+CLUSTER_PARTS = ["🇫", "🇷", "a", " ", "\u0301", "\u200d", "\u0903", "\u0600", "👨", "🏻", "\ufe0f", "\r", "\n",
+                 "\u1100", "\u1161", "\u11a8", "é"]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(CLUSTER_PARTS), max_size=12))
+def test_the_clusters_are_those_of_unicode(text):
+    assert CLUSTER.findall(text) == regex.findall(r"\X", text)
+
+
+def test_a_long_run_of_flags_is_cut_into_clusters_in_linear_work():
+    flags = "🇫🇷" * 100_000
+    with linear_work(2):  # linear: 0.05 s; quadratic (`\X` alone): minutes
+        assert CLUSTER.findall(flags) == ["🇫🇷"] * 100_000
+        assert clean(flags) == flags
 
 
 @settings(max_examples=200, deadline=None)

@@ -28,8 +28,10 @@ _INVISIBLE = ("Cc", "Cf")  # control and format characters: NUL, zero-width spac
 
 
 # Grapheme clusters (Unicode UAX #29, as the `regex` package finds them): 👨‍👩‍👧 is one, its emoji held
-# together by zero-width joiners; a subdivision flag's tag characters are format characters too.
-CLUSTER = regex.compile(r"\X")
+# together by zero-width joiners; a subdivision flag's tag characters are format characters too. A flag
+# (two regional indicators, with the marks after them) is matched first: `\X` alone counts back over a
+# run of them at each, n² steps (1.9 s for 20,000 indicators); its clusters are the same (UAX #29 GB12-13).
+CLUSTER = regex.compile(r"\p{GCB=RI}{2}[\p{GCB=Extend}\p{GCB=ZWJ}\p{GCB=SpacingMark}]*|\X")
 
 
 def _visible(char: str) -> str:
