@@ -373,13 +373,29 @@ def test_bench_reports_same_run_ratios_as_json(corpus_zip, tmp_path, capsys, mon
 # -- bounds and output paths -------------------------------------------------------------------------
 
 def test_a_line_over_the_source_limit_is_refused_naming_the_line_with_no_output(trained_model, capsys, tmp_path):
-    (tmp_path / "in.txt").write_text("Go.\n\n" + " ".join(["cat"] * 3000) + "\nI see the cat.\n")
+    (tmp_path / "in.txt").write_text("Go.\n\n" + " ".join(["cat"] * 1000) + "\nI see the cat.\n")
     out = tmp_path / "out.txt"
     one_line_error(cli(capsys, "translate", "--model", trained_model, "--input", tmp_path / "in.txt",
                        "--output", out), f"{tmp_path / 'in.txt'}: line 3: ", "over --max-source-pieces 256")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]
     one_line_error(cli(capsys, "translate", "--model", trained_model, "--max-source-pieces", "5", "Go.",
                        "I see the cat."), "sentence 2: ", "over --max-source-pieces 5")
+    (tmp_path / "in.txt").write_text("Go.\n\n" + "🐱 " * 50_000 + "\n")
+    one_line_error(cli(capsys, "translate", "--model", trained_model, "--input", tmp_path / "in.txt"),
+                   f"{tmp_path / 'in.txt'}: line 3: 100000 characters, over --max-source-chars 4096: split it into "
+                   "shorter lines")
+    one_line_error(cli(capsys, "translate", "--model", trained_model, "--max-source-chars", "5", "Go.",
+                       "I see the cat."), "sentence 2: 14 characters, over --max-source-chars 5")
+
+
+def test_a_line_that_is_no_text_is_refused_in_one_line(trained_model, capsys, monkeypatch):
+    """An argument's bytes that are not UTF-8 reach Python as lone surrogates (and a text stream may hold
+    them), which failed inside the segmenter."""
+    one_line_error(cli(capsys, "translate", "--model", trained_model, "Go.", "I see \udcff the cat."),
+                   "error: sentence 2: not UTF-8 text (surrogates not allowed at character 7)\n")
+    one_line_error(cli(capsys, "translate", "--model", trained_model, stdin="Go.\n\nI see \udcff the cat.\n",
+                       monkeypatch=monkeypatch),
+                   "error: stdin: line 3: not UTF-8 text (surrogates not allowed at character 7)\n")
 
 
 @pytest.mark.parametrize("option", ["--length-penalty", "--max-len-ratio"])

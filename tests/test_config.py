@@ -133,6 +133,7 @@ def test_a_seed_numpy_or_lightning_would_refuse_is_refused_naming_the_key(tmp_pa
 
 @pytest.mark.parametrize("key, value, message", [("beam_size", 65, "must be <= 64"),
                                                  ("batch_size", 4097, "must be <= 4096"),
+                                                 ("max_source_chars", 0, "must be >= 1"),
                                                  ("max_source_pieces", 0, "must be >= 1")])
 def test_search_settings_are_bounded_naming_the_key(key, value, message):
     from attention_lab.inference.translator import SearchParams

@@ -76,7 +76,7 @@ def test_the_logged_model_records_its_run_corpus_signature_and_files(store, logg
     assert [c["name"] for c in json.loads(mlmodel["signature"]["outputs"])] == ["translation", "missing_numbers"]
     assert {p["name"]: p["default"] for p in json.loads(mlmodel["signature"]["params"])} == \
         {k: v for k, v in dataclasses.asdict(SearchParams()).items()
-         if k not in ("batch_size", "max_source_pieces", "max_output_pieces")}  # the server's, not a request's
+         if k not in ("batch_size", "max_source_chars", "max_source_pieces", "max_output_pieces")}  # the server's
     assert (local / "artifacts" / "model.pt").read_bytes() == (trained_model / "model.pt").read_bytes()
     # the code travels with the model
     assert (local / "code" / "attention_lab" / "inference" / "translator.py").is_file()

@@ -206,6 +206,11 @@ def test_evaluate_refuses_a_source_over_the_limit_as_the_cli_does(stages):
     with pytest.raises(UserError, match=rf"^test split: source {longest + 1} .*: {pieces[longest]} pieces, over "
                                         rf"evaluate\.search\.max_source_pieces {pieces[longest] - 1}$"):
         score_test_split(translator, test, params)
+    longest = max(range(len(sources)), key=lambda i: len(sources[i]))
+    params = EvaluateParams(search=SearchParams(max_source_chars=len(sources[longest]) - 1))
+    with pytest.raises(UserError, match=rf"^test split: source {longest + 1} .*: {len(sources[longest])} characters, "
+                                        rf"over evaluate\.search\.max_source_chars {len(sources[longest]) - 1}$"):
+        score_test_split(translator, test, params)
 
 
 def test_heatmaps_refuse_a_sentence_over_the_limit_naming_it(stages):
@@ -215,6 +220,9 @@ def test_heatmaps_refuse_a_sentence_over_the_limit_naming_it(stages):
     message = r"^heatmaps\.sentences\[1\]: \d+ pieces, over heatmaps\.search\.max_source_pieces 8$"
     with pytest.raises(UserError, match=message):
         attention_figures(translator, ["Go.", "I see the cat and we like the book."], SearchParams(max_source_pieces=8))
+    message = r"^heatmaps\.sentences\[1\]: 35 characters, over heatmaps\.search\.max_source_chars 34$"
+    with pytest.raises(UserError, match=message):
+        attention_figures(translator, ["Go.", "I see the cat and we like the book."], SearchParams(max_source_chars=34))
 
 
 def run_python(*args: str) -> subprocess.CompletedProcess:

@@ -10,7 +10,7 @@ from attention_lab.data.numbers import missing_numbers
 from attention_lab.data.special_tokens import BOS_ID, EOS, EOS_ID, UNK, UNK_ID
 from attention_lab.inference.sentences import block_diagonal
 from attention_lab.inference.symbols import take_out
-from attention_lab.inference.translator import SearchParams, SourceTooLong, Translator, replace_unknown
+from attention_lab.inference.translator import NotText, SearchParams, SourceTooLong, Translator, replace_unknown
 
 torch.set_num_threads(1)
 
@@ -118,7 +118,40 @@ def test_a_source_over_the_limit_is_refused_naming_it_before_any_search(fresh, m
                         lambda *a, **k: pytest.fail("decoding started before every source was checked"))
     with pytest.raises(SourceTooLong, match=rf"^sentence 2: {pieces[1]} pieces, over max_source_pieces {limit}") as exc:
         fresh.translate(texts, SearchParams(max_source_pieces=limit))
-    assert (exc.value.index, exc.value.pieces, exc.value.limit) == (1, pieces[1], limit)
+    assert (exc.value.index, exc.value.size, exc.value.limit) == (1, pieces[1], limit)
+
+
+def unread(*args):
+    pytest.fail("a line was read before every line was checked")
+
+
+@pytest.mark.parametrize("unit", ["🐱 ", "!", "the cat "])
+def test_a_line_over_the_character_limit_is_refused_before_any_reading(translator, monkeypatch, unit):
+    """Reading is linear in a line's length, but a line of 100,000 characters took seconds: it is refused
+    at once, naming the line and the limit."""
+    long = (unit * 100_000)[:100_000]
+    monkeypatch.setattr("attention_lab.inference.translator.read_lines", unread)
+    with pytest.raises(SourceTooLong, match=r"^sentence 2: 100000 characters, over max_source_chars 4096: "
+                                            r"split it into shorter lines$") as exc:
+        translator.translate(["Go.", long, "\ud800"])  # the first refusal is named
+    assert (exc.value.index, exc.value.size, exc.value.limit, exc.value.key) == (1, 100_000, 4096, "max_source_chars")
+
+
+def test_a_line_at_the_character_limit_is_translated(translator):
+    line = sentence(7)
+    [result] = translator.translate([line], SearchParams(max_source_chars=len(line)))
+    assert result.text == translator.translate([line])[0].text
+    with pytest.raises(SourceTooLong, match=rf"^sentence 1: {len(line)} characters, over max_source_chars "):
+        translator.translate([line], SearchParams(max_source_chars=len(line) - 1))
+
+
+@pytest.mark.parametrize("line, at", [("\ud800 hello", 1), ("I see the cat\udc80.", 14)])
+def test_a_line_that_is_no_text_is_refused_in_one_line_before_any_reading(translator, monkeypatch, line, at):
+    """A lone surrogate (JSON's `"\\ud800"`, an undecodable byte of a command line) failed inside the segmenter."""
+    monkeypatch.setattr("attention_lab.inference.translator.read_lines", unread)
+    with pytest.raises(NotText, match=rf"^sentence 2: not UTF-8 text \(surrogates not allowed at character {at}\)$") as exc:
+        translator.translate(["Go.", line])
+    assert exc.value.index == 1
 
 
 def test_a_source_at_the_limit_is_translated(translator):

@@ -61,8 +61,8 @@ def check_output_folder(option: str, path: str | None) -> None:
 SEARCH_OPTIONS = {"beam_size": "--beam", "length_penalty": "--length-penalty", "coverage_penalty": "--coverage-penalty",
                   "min_len_ratio": "--min-len-ratio", "keep_live": "--keep-live", "max_len_ratio": "--max-len-ratio",
                   "max_len_extra": "--max-len-extra",
-                  "batch_size": "--batch-size", "max_source_pieces": "--max-source-pieces",
-                  "max_output_pieces": "--max-output-pieces"}
+                  "batch_size": "--batch-size", "max_source_chars": "--max-source-chars",
+                  "max_source_pieces": "--max-source-pieces", "max_output_pieces": "--max-output-pieces"}
 
 
 def translate(args: argparse.Namespace) -> None:
@@ -72,7 +72,7 @@ def translate(args: argparse.Namespace) -> None:
     from attention_lab.config import ConfigError, from_mapping
     from attention_lab.data.special_tokens import UNK
     from attention_lab.inference.lines import Progress, chunked, count_lines, translated_lines
-    from attention_lab.inference.translator import SearchParams, SourceTooLong, Translator
+    from attention_lab.inference.translator import NotText, SearchParams, SourceTooLong, Translator
 
     check_output_folder("--output", args.output)
     check_output_folder("--heatmap", args.heatmap)
@@ -119,10 +119,10 @@ def translate(args: argparse.Namespace) -> None:
                 write_with(args.output, lambda file: write_all(lambda text: file.write(text.encode("utf-8"))))
             else:
                 write_all(write_stdout)
-        except SourceTooLong as exc:
+        except (SourceTooLong, NotText) as exc:
             where = f"sentence {exc.index + 1}" if args.sentences else f"{name}: line {exc.index + 1}"
-            raise UserError(f"{where}: {exc.pieces} pieces, over --max-source-pieces {exc.limit}: "
-                            "split it into shorter sentences") from None
+            why = f"{exc.over(SEARCH_OPTIONS[exc.key])}: {exc.advice}" if isinstance(exc, SourceTooLong) else exc.reason
+            raise UserError(f"{where}: {why}") from None
     if args.heatmap and kept:  # empty input: no translation, no heatmap
         save_heatmaps(kept, Path(args.heatmap))
     if args.html and typed:
@@ -183,6 +183,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output pieces at most this times the source's, plus --max-len-extra (default: %(default)s)")
     t.add_argument("--max-len-extra", type=int, default=10, help="see --max-len-ratio (default: %(default)s)")
     t.add_argument("--batch-size", type=positive_int, default=128)
+    t.add_argument("--max-source-chars", type=positive_int, default=4096,
+                   help="refuse longer lines before reading them (default: %(default)s; the longest training "
+                   "sentence is 286)")
     t.add_argument("--max-source-pieces", type=positive_int, default=256,
                    help="refuse longer sentences (default: %(default)s; the longest training sentence is 74)")
     t.add_argument("--max-output-pieces", type=positive_int, default=512,

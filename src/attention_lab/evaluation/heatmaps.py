@@ -63,8 +63,7 @@ def attention_figures(translator: Translator, sentences: Sequence[str],
     try:
         greedy = translator.translate(sentences, replace(search, beam_size=1), maps=True)
     except SourceTooLong as exc:
-        raise UserError(f"heatmaps.sentences[{exc.index}]: {exc.pieces} pieces, over "
-                        f"heatmaps.search.max_source_pieces {exc.limit}") from None
+        raise UserError(f"heatmaps.sentences[{exc.index}]: {exc.over(f'heatmaps.search.{exc.key}')}") from None
     beam = translator.translate(sentences, search, maps=True)
     figures = {f"{i:02d}-{slug(s)}.png": heatmap_grid([panel(g, "greedy"), panel(b, f"beam {search.beam_size}")],
                                                       ncols=2, xlabel="source", ylabel="output")

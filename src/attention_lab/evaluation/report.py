@@ -69,8 +69,8 @@ def score_test_split(translator: Translator, test: pd.DataFrame,
         try:
             outputs[name] = translator.translate(src_text, search)
         except SourceTooLong as exc:  # as the CLI and the served model refuse it
-            raise UserError(f"test split: source {exc.index + 1} ({src_text[exc.index][:40]!r}...): {exc.pieces} "
-                            f"pieces, over evaluate.search.max_source_pieces {exc.limit}") from None
+            raise UserError(f"test split: source {exc.index + 1} ({src_text[exc.index][:40]!r}...): "
+                            f"{exc.over(f'evaluate.search.{exc.key}')}") from None
         seconds = time.perf_counter() - start
         texts = [t.text for t in outputs[name]]
         metrics[name] = {**corpus_scores(texts, refs), **number_fidelity(src_text, texts, refs),

@@ -53,8 +53,10 @@ class SearchParams:
     max_len_ratio: float = param(2.0, gt=0)
     max_len_extra: int = param(10, ge=0)
     batch_size: int = param(128, ge=1, le=4096)  # sentences decoded together (similar lengths batched)
-    # The work one sentence may cause (README: Limits). The longest training source is 74 pieces:
-    # a longer source is refused, never cut, and no output runs past the absolute cap.
+    # The work one line may cause (README: Limits). The longest training source is 286 characters and 74
+    # pieces: a longer line is refused before it is read (reading is linear in its length: 0.1 s at most at
+    # the limit), a longer sentence before any search, never cut; no output runs past the absolute cap.
+    max_source_chars: int = param(4096, ge=1)
     max_source_pieces: int = param(256, ge=1)  # `<eos>` included
     max_output_pieces: int = param(512, ge=1)
     # A line of several sentences is translated one sentence at a time (inference/sentences.py);
@@ -66,13 +68,39 @@ class SearchParams:
     drop_repeats: bool = True
 
 
-class SourceTooLong(UserError):
-    """A sentence over `max_source_pieces`; `index` is its line's position in the translated list."""
+# A source limit's key: what it counts, and in what.
+SOURCE_LIMITS = {"max_source_chars": ("characters", "line"), "max_source_pieces": ("pieces", "sentence")}
 
-    def __init__(self, index: int, pieces: int, limit: int) -> None:
-        super().__init__(f"sentence {index + 1}: {pieces} pieces, over max_source_pieces {limit}: "
-                         "split it into shorter sentences")
-        self.index, self.pieces, self.limit = index, pieces, limit
+
+class SourceTooLong(UserError):
+    """A line over `max_source_chars`, or a sentence of it over `max_source_pieces` (`key`): `size` characters
+    or pieces. `index` is the line's position in the translated list."""
+
+    def __init__(self, index: int, size: int, limit: int, key: str = "max_source_pieces") -> None:
+        self.index, self.size, self.limit, self.key = index, size, limit, key
+        self.unit, self.what = SOURCE_LIMITS[key]
+        self.advice = f"split it into shorter {self.what}s"
+        super().__init__(f"sentence {index + 1}: {self.over(key)}: {self.advice}")
+
+    def over(self, name: str) -> str:
+        """The size and the limit, named `name` (the key, an option, a path in params.yaml)."""
+        return f"{self.size} {self.unit}, over {name} {self.limit}"
+
+    def at(self, index: int) -> SourceTooLong:
+        """The same refusal for the line at `index` of a longer input."""
+        return SourceTooLong(index, self.size, self.limit, self.key)
+
+
+class NotText(UserError):
+    """A line that is no Unicode text: a lone surrogate, which JSON (`"\\ud800"`) and a command line's
+    undecodable bytes can carry, and on which the segmenter fails. `index` as `SourceTooLong`'s."""
+
+    def __init__(self, index: int, reason: str) -> None:
+        self.index, self.reason = index, reason
+        super().__init__(f"sentence {index + 1}: {reason}")
+
+    def at(self, index: int) -> NotText:
+        return NotText(index, self.reason)
 
 
 @dataclass(frozen=True)
@@ -164,7 +192,15 @@ class Translator:
 
     def sentences(self, lines: Sequence[str], search: SearchParams) -> list[Sentence]:
         """The sentences of `lines` as the model reads them (inference/reading.py), in order; each line
-        whole when `search.split_sentences` is off."""
+        whole when `search.split_sentences` is off. Raises `SourceTooLong` naming the first line over
+        `search.max_source_chars`, or `NotText`, before reading any."""
+        for i, line in enumerate(lines):
+            if len(line) > search.max_source_chars:
+                raise SourceTooLong(i, len(line), search.max_source_chars, "max_source_chars")
+            try:
+                line.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise NotText(i, f"not UTF-8 text ({exc.reason} at character {exc.start + 1})") from None
         return read_lines(lines, self.tokenizer.src, search.split_sentences)
 
     def encode(self, lines: Sequence[str], search: SearchParams) -> list[list[int]]:

@@ -86,8 +86,8 @@ class TranslatorModel(PythonModel):
             pieces = sum(map(len, self.translator.encode(sentences, search)))
         except SourceTooLong as exc:
             raise MlflowException.invalid_parameter_value(
-                f"row {indices[exc.index] + 1}: {exc.pieces} pieces, over the {exc.limit} a sentence may have: "
-                "split it into shorter sentences") from None
+                f"row {indices[exc.index] + 1}: {exc.size} {exc.unit}, over the {exc.limit} a {exc.what} may have: "
+                f"{exc.advice}") from None
         except UserError as exc:
             raise MlflowException.invalid_parameter_value(str(exc)) from None
         if pieces > MAX_REQUEST_PIECES:
