@@ -227,7 +227,13 @@ def test_the_served_model_bounds_the_work_of_a_request(champion, expected):
              ({"inputs": {"text": ["Go."]}, "params": {"length_penalty": float("inf")}},
               "params.length_penalty: must be a finite number"),
              ({"inputs": {"text": ["Go."]}, "params": {"max_len_ratio": float("nan")}},
-              "params.max_len_ratio: must be a finite number")]
+              "params.max_len_ratio: must be a finite number"),
+             ({"inputs": {"text": ["Go.", "🐱 " * 50_000]}}, "row 2: 100000 characters, over the 4096 a line may"),
+             # A lone surrogate is valid JSON: MLflow refuses it in each form, building the DataFrame (pandas'
+             # strings are UTF-8), before the model, which refuses it too (a DataFrame of objects may hold one).
+             ({"inputs": {"text": ["Go.", "\ud800 hello"]}}, "surrogates not allowed"),
+             ({"dataframe_records": [{"text": "Go."}, {"text": "\ud800 hello"}]}, "surrogates not allowed"),
+             ({"dataframe_split": {"columns": ["text"], "data": [["Go."], ["\ud800 hello"]]}}, "surrogates not allowed")]
     for request, reason in abuse:
         status, body = post(url, request)
         assert status == 400 and reason in body["message"], (status, body)
@@ -263,7 +269,8 @@ def test_a_request_past_its_share_of_time_is_refused_naming_the_limit(served, mo
     ticks = iter(range(1000))
     monkeypatch.setattr("time.monotonic", lambda: float(next(ticks)))  # predict reads 0: the deadline is 2
     monkeypatch.setattr(served_model, "MAX_REQUEST_SECONDS", 2.0)
-    with pytest.raises(MlflowException, match=r"2 rows need more than the 2 s of search one request") as exc:
+    with pytest.raises(MlflowException, match=r"^2 rows need more than the 2 s one request may take to be read, "
+                                              r"searched and written: ") as exc:
         served.predict(None, frame)
     assert exc.value.get_http_status_code() == 400
     assert isinstance(exc.value.__context__, SearchTimeout)
@@ -283,14 +290,60 @@ def test_a_request_over_the_piece_cap_is_refused_before_any_search(served, monke
         served.predict(None, pd.DataFrame({served_model.TEXT: SENTENCES}))
 
 
+def test_each_row_is_read_once_and_the_share_of_time_counts_the_reading(served, monkeypatch):
+    """Rows were read to count their pieces, then again to translate them, and the clock started after the first."""
+    import pandas as pd
+    from mlflow.exceptions import MlflowException
+
+    from attention_lab.inference import translator
+
+    clock, reads, real = [0.0], [], translator.read_lines
+
+    def slow_read(lines, *args):
+        reads.append(list(lines))
+        clock[0] += 3.0  # a reading that takes 3 s
+        return real(lines, *args)
+
+    frame = pd.DataFrame({served_model.TEXT: ["", *SENTENCES]})
+    expected = [t.text for t in served.translator.translate(SENTENCES)]
+    monkeypatch.setattr(translator, "read_lines", slow_read)
+    assert served.predict(None, frame)["translation"].tolist() == ["", *expected]
+    assert reads == [SENTENCES]
+    monkeypatch.setattr("time.monotonic", lambda: clock[0])
+    monkeypatch.setattr(served_model, "MAX_REQUEST_SECONDS", 2.0)
+    with pytest.raises(MlflowException, match=r"^2 rows need more than the 2 s one request may take") as exc:
+        served.predict(None, frame)
+    assert str(exc.value.__context__) == "search passed its deadline at output step 1"
+    assert len(reads) == 2
+
+
+def test_a_row_that_is_no_text_or_over_a_character_limit_is_refused_before_any_reading(served, monkeypatch):
+    import pandas as pd
+    from mlflow.exceptions import MlflowException
+
+    monkeypatch.setattr("attention_lab.inference.translator.read_lines",
+                        lambda *a: pytest.fail("a row was read before every row was checked"))
+    rows = pd.DataFrame({served_model.TEXT: ["Go.", "", "\ud800 hello", "x" * 5000]}, dtype=object)  # pandas' str: UTF-8
+    message = r"^row 3: not UTF-8 text \(surrogates not allowed at character 1\)$"
+    with pytest.raises(MlflowException, match=message) as exc:
+        served.predict(None, rows)
+    assert exc.value.get_http_status_code() == 400
+    with pytest.raises(MlflowException, match=r"^row 4: 5000 characters, over the 4096 a line may have: split it "
+                                              r"into shorter lines$"):
+        served.predict(None, pd.DataFrame({served_model.TEXT: ["Go.", "", "I see the cat.", "x" * 5000]}))
+    monkeypatch.setattr(served_model, "MAX_REQUEST_CHARS", 16)
+    with pytest.raises(MlflowException, match=r"^2 rows of 17 characters in all, over the 16 one request may hold: "):
+        served.predict(None, pd.DataFrame({served_model.TEXT: ["Go.", "", "I see the cat."]}))
+
+
 def test_every_search_option_of_a_request_reaches_the_search(served, monkeypatch):
     import pandas as pd
 
     assert set(OPTIONS) == set(served_model.REQUEST_PARAMS)
     seen = []
     real = served.translator.translate
-    monkeypatch.setattr(served.translator, "translate", lambda sentences, search, *args: seen.append(search) or
-                        real(sentences, search, *args))
+    monkeypatch.setattr(served.translator, "translate", lambda sentences, search, *args, **kwargs:
+                        seen.append(search) or real(sentences, search, *args, **kwargs))
     for name, value in OPTIONS.items():
         served.predict(None, pd.DataFrame({served_model.TEXT: SENTENCES}), {name: value})
         assert getattr(seen[-1], name) == value != getattr(SearchParams(), name), name

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -101,6 +102,13 @@ class NotText(UserError):
 
     def at(self, index: int) -> NotText:
         return NotText(index, self.reason)
+
+
+class Reading(NamedTuple):
+    """Lines as the model reads them: their sentences (inference/reading.py), and each one's source ids."""
+
+    sentences: list[Sentence]
+    ids: list[list[int]]
 
 
 @dataclass(frozen=True)
@@ -203,10 +211,11 @@ class Translator:
                 raise NotText(i, f"not UTF-8 text ({exc.reason} at character {exc.start + 1})") from None
         return read_lines(lines, self.tokenizer.src, search.split_sentences)
 
-    def encode(self, lines: Sequence[str], search: SearchParams) -> list[list[int]]:
-        """The source ids of each of the `sentences` of `lines`; raises `SourceTooLong` naming the
-        line of the first over the limit, before any decoding, so a refused request costs no search."""
-        return self.checked_ids(self.sentences(lines, search), search)
+    def read(self, lines: Sequence[str], search: SearchParams) -> Reading:
+        """`lines` as the model reads them, checked: a refused line (`sentences`, then a sentence over
+        `search.max_source_pieces`, `SourceTooLong`) is named before any search, so that it costs none."""
+        sentences = self.sentences(lines, search)
+        return Reading(sentences, self.checked_ids(sentences, search))
 
     def checked_ids(self, sentences: Sequence[Sentence], search: SearchParams) -> list[list[int]]:
         ids = self.tokenizer.src.encode_all([s.text for s in sentences])
@@ -217,17 +226,18 @@ class Translator:
 
     def translate(self, lines: Sequence[str], search: SearchParams | None = None,
                   deadline: float | None = None, maps: bool = False,
-                  progress: Callable[[int], object] | None = None, self_maps: bool = False) -> list[Translation]:
+                  progress: Callable[[int], object] | None = None, self_maps: bool = False,
+                  reading: Reading | None = None) -> list[Translation]:
         """Translate each line sentence by sentence, the sentences of all lines in batches of similar
         length; results come back in input order. Past `deadline` (a `time.monotonic()`), the search
         raises `SearchTimeout`. `maps`: keep each layer's and head's attention (`Translation.maps`),
         not only their average. `progress(n)` is told after each batch how many lines it finished.
         `self_maps`: a Transformer's encoder and decoder self-attention too (`Translation.encoder_maps`,
         `decoder_maps`), from one more pass over each batch once its outputs are chosen: the search is
-        the same either way, and off it costs nothing."""
+        the same either way, and off it costs nothing. `reading`: what `read(lines, search)` gave a
+        caller that checked it first, so that no line is read twice."""
         search = search or SearchParams()
-        sentences = self.sentences(lines, search)
-        ids = self.checked_ids(sentences, search)
+        sentences, ids = reading or self.read(lines, search)
         left = Counter(s.line for s in sentences if s.text)  # sentences still to search, by line
 
         def finished(batch: list[int]) -> None:

@@ -13,12 +13,15 @@ Params (optional, per request): `beam_size` (1 = greedy), `length_penalty`, `cov
 `copy_numbers` (false: digits the source lacks may be written), `drop_repeats` (false: words the model
 wrote twice in a row stay).
 
-The work of one request is bounded (README: Limits). Before any search: each sentence at most
-`SearchParams.max_source_pieces`, the request at most `MAX_REQUEST_PIECES` in all (its memory),
-the beam at most `MAX_BEAM`; outputs stop at `max_output_pieces`. During the search: at most
-`MAX_REQUEST_SECONDS`, under the scoring server's own 60-s timeout, which answers 504 but cannot
-stop the work. Those limits are the server's: the signature has no param for them, and MLflow
-drops params it does not list. A request over a limit gets 400 naming the row (from 1) or the limit.
+The work of one request is bounded (README: Limits). Before any reading: each row at most
+`SearchParams.max_source_chars`, the request at most `MAX_REQUEST_CHARS` in all, each row text (a lone
+surrogate, valid JSON, is not). Before any search: each sentence at most `max_source_pieces`, the request
+at most `MAX_REQUEST_PIECES` in all (its memory), the beam at most `MAX_BEAM`; outputs stop at
+`max_output_pieces`. Each row is read once. From before the reading to the last search step: at most
+`MAX_REQUEST_SECONDS`, under the scoring server's own 60-s timeout, which answers 504 but cannot stop the
+work; the search checks it at each step, so it also counts the reading and the writing of earlier batches.
+Those limits are the server's: the signature has no param for them, and MLflow drops params it does not
+list. A request over a limit gets 400 naming the row (from 1) or the limit.
 """
 
 from __future__ import annotations
@@ -38,6 +41,9 @@ ARTIFACT = "model"  # the model file among the logged model's artifacts
 REQUEST_PARAMS = ("beam_size", "length_penalty", "coverage_penalty", "min_len_ratio", "keep_live", "max_len_ratio",
                   "max_len_extra", "split_sentences", "copy_numbers", "drop_repeats")
 MAX_REQUEST_PIECES = 16_384  # source pieces in one request: ~1,500 typical sentences, ~10 s at beam 8
+# Characters in one request, counted before any reading, which the piece cap needs: 8 a piece of that cap (text
+# has 3 to 4.5), 2.5 s of reading at most (32 rows at the character limit, of the slowest text to read measured).
+MAX_REQUEST_CHARS = 131_072
 MAX_BEAM = 16
 MAX_REQUEST_SECONDS = 30.0
 
@@ -72,34 +78,43 @@ class TranslatorModel(PythonModel):
         from attention_lab.config import from_mapping
         from attention_lab.errors import UserError
         from attention_lab.inference.search_steps import SearchTimeout
-        from attention_lab.inference.translator import SearchParams, SourceTooLong
+        from attention_lab.inference.translator import NotText, SearchParams, SourceTooLong
 
         rows = sentences_of(model_input)
+        deadline = time.monotonic() + MAX_REQUEST_SECONDS  # the request's share: reading, search and writing
         # Blank rows answer blank, as blank lines do in `attention-lab translate`; row numbers stay the request's,
         # counted from 1 in every error, as `translate` counts lines.
         indices = [i for i, row in enumerate(rows) if row.strip()]
         sentences = [rows[i] for i in indices]
+        characters = sum(map(len, sentences))
+        if characters > MAX_REQUEST_CHARS:
+            raise MlflowException.invalid_parameter_value(
+                f"{len(sentences)} rows of {characters} characters in all, over the {MAX_REQUEST_CHARS} one request "
+                "may hold: send fewer rows per request")
         try:  # params: those of the signature, with its defaults (SearchParams') for any left out
             search = from_mapping(SearchParams, params or {}, "params")
             if search.beam_size > MAX_BEAM:
                 raise UserError(f"params.beam_size: at most {MAX_BEAM} on this server, got {search.beam_size}")
-            pieces = sum(map(len, self.translator.encode(sentences, search)))
+            reading = self.translator.read(sentences, search)  # each row read once: translated from this
         except SourceTooLong as exc:
             raise MlflowException.invalid_parameter_value(
                 f"row {indices[exc.index] + 1}: {exc.size} {exc.unit}, over the {exc.limit} a {exc.what} may have: "
                 f"{exc.advice}") from None
+        except NotText as exc:
+            raise MlflowException.invalid_parameter_value(f"row {indices[exc.index] + 1}: {exc.reason}") from None
         except UserError as exc:
             raise MlflowException.invalid_parameter_value(str(exc)) from None
+        pieces = sum(map(len, reading.ids))
         if pieces > MAX_REQUEST_PIECES:
             raise MlflowException.invalid_parameter_value(
                 f"{len(sentences)} rows of {pieces} source pieces in all, over the {MAX_REQUEST_PIECES} one "
                 "request may hold: send fewer rows per request")
         try:
-            translations = self.translator.translate(sentences, search, time.monotonic() + MAX_REQUEST_SECONDS)
+            translations = self.translator.translate(sentences, search, deadline, reading=reading)
         except SearchTimeout:
             raise MlflowException.invalid_parameter_value(
-                f"{len(sentences)} rows need more than the {MAX_REQUEST_SECONDS:.0f} s of search one request may "
-                "take: send fewer or shorter sentences per request") from None
+                f"{len(sentences)} rows need more than the {MAX_REQUEST_SECONDS:.0f} s one request may take to be "
+                "read, searched and written: send fewer or shorter sentences per request") from None
         texts, missing = [""] * len(rows), [""] * len(rows)
         for i, translation in zip(indices, translations):
             texts[i], missing[i] = translation.text, " ".join(translation.missing_numbers)
