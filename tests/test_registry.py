@@ -233,7 +233,8 @@ def test_the_served_model_bounds_the_work_of_a_request(champion, expected):
              # strings are UTF-8), before the model, which refuses it too (a DataFrame of objects may hold one).
              ({"inputs": {"text": ["Go.", "\ud800 hello"]}}, "surrogates not allowed"),
              ({"dataframe_records": [{"text": "Go."}, {"text": "\ud800 hello"}]}, "surrogates not allowed"),
-             ({"dataframe_split": {"columns": ["text"], "data": [["Go."], ["\ud800 hello"]]}}, "surrogates not allowed")]
+             ({"dataframe_split": {"columns": ["text"], "data": [["Go."], ["\ud800 hello"]]}},
+              "surrogates not allowed")]
     for request, reason in abuse:
         status, body = post(url, request)
         assert status == 400 and reason in body["message"], (status, body)
@@ -323,7 +324,8 @@ def test_a_row_that_is_no_text_or_over_a_character_limit_is_refused_before_any_r
 
     monkeypatch.setattr("attention_lab.inference.translator.read_lines",
                         lambda *a: pytest.fail("a row was read before every row was checked"))
-    rows = pd.DataFrame({served_model.TEXT: ["Go.", "", "\ud800 hello", "x" * 5000]}, dtype=object)  # pandas' str: UTF-8
+    # Objects: a column of pandas' strings is UTF-8, which a lone surrogate is not (MLflow's server fails there).
+    rows = pd.DataFrame({served_model.TEXT: ["Go.", "", "\ud800 hello", "x" * 5000]}, dtype=object)
     message = r"^row 3: not UTF-8 text \(surrogates not allowed at character 1\)$"
     with pytest.raises(MlflowException, match=message) as exc:
         served.predict(None, rows)

@@ -10,7 +10,8 @@ from attention_lab.data.numbers import missing_numbers
 from attention_lab.data.special_tokens import BOS_ID, EOS, EOS_ID, UNK, UNK_ID
 from attention_lab.inference.sentences import block_diagonal
 from attention_lab.inference.symbols import take_out
-from attention_lab.inference.translator import NotText, SearchParams, SourceTooLong, Translator, replace_unknown
+from attention_lab.inference.refusals import NotText
+from attention_lab.inference.translator import SearchParams, SourceTooLong, Translator, replace_unknown
 
 torch.set_num_threads(1)
 
@@ -149,7 +150,8 @@ def test_a_line_at_the_character_limit_is_translated(translator):
 def test_a_line_that_is_no_text_is_refused_in_one_line_before_any_reading(translator, monkeypatch, line, at):
     """A lone surrogate (JSON's `"\\ud800"`, an undecodable byte of a command line) failed inside the segmenter."""
     monkeypatch.setattr("attention_lab.inference.translator.read_lines", unread)
-    with pytest.raises(NotText, match=rf"^sentence 2: not UTF-8 text \(surrogates not allowed at character {at}\)$") as exc:
+    message = rf"^sentence 2: not UTF-8 text \(surrogates not allowed at character {at}\)$"
+    with pytest.raises(NotText, match=message) as exc:
         translator.translate(["Go.", line])
     assert exc.value.index == 1
 

@@ -72,7 +72,8 @@ def translate(args: argparse.Namespace) -> None:
     from attention_lab.config import ConfigError, from_mapping
     from attention_lab.data.special_tokens import UNK
     from attention_lab.inference.lines import Progress, chunked, count_lines, translated_lines
-    from attention_lab.inference.translator import NotText, SearchParams, SourceTooLong, Translator
+    from attention_lab.inference.refusals import NotText, SourceTooLong
+    from attention_lab.inference.translator import SearchParams, Translator
 
     check_output_folder("--output", args.output)
     check_output_folder("--heatmap", args.heatmap)

@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 
 from attention_lab.errors import UserError
-from attention_lab.inference.translator import NotText, SearchParams, SourceTooLong, Translation, Translator
+from attention_lab.inference.refusals import NotText, SourceTooLong
+from attention_lab.inference.translator import SearchParams, Translation, Translator
 
 CHUNK_LINES = 1024  # sorted by length within a chunk: 8 full batches at the default --batch-size
 

@@ -23,7 +23,6 @@ from attention_lab.config import param
 from attention_lab.data.batching import budget_batches, pad
 from attention_lab.data.numbers import missing_numbers
 from attention_lab.data.special_tokens import BOS_ID, EOS, UNK, UNK_ID
-from attention_lab.errors import UserError
 from attention_lab.inference.casing import Casing, recased
 from attention_lab.inference.end_mark import with_run
 from attention_lab.inference.model_file import LoadedModel, load_model
@@ -32,6 +31,7 @@ from attention_lab.inference.number_constraint import NumberConstraint
 from attention_lab.inference.number_forms import french_numbers, french_ordinals
 from attention_lab.inference.quotes import read, requoted
 from attention_lab.inference.reading import Sentence, read_lines
+from attention_lab.inference.refusals import SourceTooLong, refuse_unreadable
 from attention_lab.inference.repeats import written_once
 from attention_lab.inference.search import run_search
 from attention_lab.inference.reporting import after_quoted_sentences
@@ -67,41 +67,6 @@ class SearchParams:
     copy_numbers: bool = True
     # A run of words the model wrote twice in a row is written once (inference/repeats.py).
     drop_repeats: bool = True
-
-
-# A source limit's key: what it counts, and in what.
-SOURCE_LIMITS = {"max_source_chars": ("characters", "line"), "max_source_pieces": ("pieces", "sentence")}
-
-
-class SourceTooLong(UserError):
-    """A line over `max_source_chars`, or a sentence of it over `max_source_pieces` (`key`): `size` characters
-    or pieces. `index` is the line's position in the translated list."""
-
-    def __init__(self, index: int, size: int, limit: int, key: str = "max_source_pieces") -> None:
-        self.index, self.size, self.limit, self.key = index, size, limit, key
-        self.unit, self.what = SOURCE_LIMITS[key]
-        self.advice = f"split it into shorter {self.what}s"
-        super().__init__(f"sentence {index + 1}: {self.over(key)}: {self.advice}")
-
-    def over(self, name: str) -> str:
-        """The size and the limit, named `name` (the key, an option, a path in params.yaml)."""
-        return f"{self.size} {self.unit}, over {name} {self.limit}"
-
-    def at(self, index: int) -> SourceTooLong:
-        """The same refusal for the line at `index` of a longer input."""
-        return SourceTooLong(index, self.size, self.limit, self.key)
-
-
-class NotText(UserError):
-    """A line that is no Unicode text: a lone surrogate, which JSON (`"\\ud800"`) and a command line's
-    undecodable bytes can carry, and on which the segmenter fails. `index` as `SourceTooLong`'s."""
-
-    def __init__(self, index: int, reason: str) -> None:
-        self.index, self.reason = index, reason
-        super().__init__(f"sentence {index + 1}: {reason}")
-
-    def at(self, index: int) -> NotText:
-        return NotText(index, self.reason)
 
 
 class Reading(NamedTuple):
@@ -202,13 +167,7 @@ class Translator:
         """The sentences of `lines` as the model reads them (inference/reading.py), in order; each line
         whole when `search.split_sentences` is off. Raises `SourceTooLong` naming the first line over
         `search.max_source_chars`, or `NotText`, before reading any."""
-        for i, line in enumerate(lines):
-            if len(line) > search.max_source_chars:
-                raise SourceTooLong(i, len(line), search.max_source_chars, "max_source_chars")
-            try:
-                line.encode("utf-8")
-            except UnicodeEncodeError as exc:
-                raise NotText(i, f"not UTF-8 text ({exc.reason} at character {exc.start + 1})") from None
+        refuse_unreadable(lines, search.max_source_chars)
         return read_lines(lines, self.tokenizer.src, search.split_sentences)
 
     def read(self, lines: Sequence[str], search: SearchParams) -> Reading:

@@ -78,7 +78,8 @@ class TranslatorModel(PythonModel):
         from attention_lab.config import from_mapping
         from attention_lab.errors import UserError
         from attention_lab.inference.search_steps import SearchTimeout
-        from attention_lab.inference.translator import NotText, SearchParams, SourceTooLong
+        from attention_lab.inference.refusals import NotText, SourceTooLong
+        from attention_lab.inference.translator import SearchParams
 
         rows = sentences_of(model_input)
         deadline = time.monotonic() + MAX_REQUEST_SECONDS  # the request's share: reading, search and writing
