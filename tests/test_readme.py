@@ -302,12 +302,14 @@ def limit_figures() -> list[tuple[str, float]]:
     from attention_lab.tracking import served_model
 
     fields = {f.name: f for f in dataclasses.fields(SearchParams)}
-    return [(r"`max_source_pieces` \((\S+) pieces", SearchParams().max_source_pieces),
+    return [(r"`max_source_chars` \((\S+) characters", SearchParams().max_source_chars),
+            (r"`max_source_pieces` \((\S+) pieces", SearchParams().max_source_pieces),
             (r"`max_output_pieces` \((\S+)\)", SearchParams().max_output_pieces),
             (r"a beam is at most (\S+) wide", fields["beam_size"].metadata["bounds"]["le"]),
-            (r"a request over (\S+) source pieces", served_model.MAX_REQUEST_PIECES),
+            (r"a request over\s+(\S+) source pieces", served_model.MAX_REQUEST_PIECES),
+            (r"source pieces or (\S+) characters", served_model.MAX_REQUEST_CHARS),
             (r"a beam over (\S+),", served_model.MAX_BEAM),
-            (r"more than (\S+) s of search", served_model.MAX_REQUEST_SECONDS)]
+            (r"over (\S+) s of reading", served_model.MAX_REQUEST_SECONDS)]
 
 
 def limits_problems(text: str) -> list[str]:
@@ -334,7 +336,7 @@ def test_readme_is_short(readme):
 
 
 def test_readme_limits_are_the_enforced_ones(readme):
-    assert len(limit_figures()) == 6 and limits_problems(readme) == []
+    assert len(limit_figures()) == 8 and limits_problems(readme) == []
 
 
 def test_readme_commands_parse_and_name_real_params_targets_and_files(readme):
@@ -465,4 +467,4 @@ def test_limits_check_fails_on_a_figure_the_code_does_not_enforce(readme):
     wrong = readme.replace(limits, limits.replace("16,384", "20,000").replace("(512)", "(500)"))
     assert limits_problems(wrong) == ["Limits: '`max_output_pieces` (500)', but the code enforces 512",
                                       "Limits: 'a request over 20,000 source pieces', but the code enforces 16384"]
-    assert len(limits_problems("## Limits\n\nNothing here.\n")) == 6
+    assert len(limits_problems("## Limits\n\nNothing here.\n")) == 8
