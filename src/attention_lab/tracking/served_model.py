@@ -42,7 +42,7 @@ REQUEST_PARAMS = ("beam_size", "length_penalty", "coverage_penalty", "min_len_ra
                   "max_len_extra", "split_sentences", "copy_numbers", "drop_repeats")
 MAX_REQUEST_PIECES = 16_384  # source pieces in one request: ~1,500 typical sentences, ~10 s at beam 8
 # Characters in one request, counted before any reading, which the piece cap needs: 8 a piece of that cap (text
-# has 3 to 4.5), 2.5 s of reading at most (32 rows at the character limit, of the slowest text to read measured).
+# has 3 to 4.5), 3 s of reading at most (32 rows at the character limit of the slowest text measured: bench/reading.py).
 MAX_REQUEST_CHARS = 131_072
 MAX_BEAM = 16
 MAX_REQUEST_SECONDS = 30.0
