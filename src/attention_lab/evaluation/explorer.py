@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from attention_lab.data.special_tokens import BOS
-from attention_lab.inference.translator import SearchParams, Translation, Translator
+from attention_lab.inference.translation import Translation
+from attention_lab.inference.translator import SearchParams, Translator
 
 if TYPE_CHECKING:  # pandas costs `translate --html` a second of start-up; only the stage passes a frame
     import pandas as pd

@@ -1,0 +1,60 @@
+"""A line's translation (`Translation`), and a line's from its sentences' (`joined`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from attention_lab.data.numbers import missing_numbers
+from attention_lab.inference.reporting import after_quoted_sentences
+from attention_lab.inference.sentences import block_diagonal
+
+
+@dataclass(frozen=True)
+class Translation:
+    """One line's translation; a line of several sentences is theirs put together (`joined`)."""
+
+    source: str  # the line as given
+    # What the model read: pieces (or words, `<unk>` for unknown ones), `<eos>` after each sentence;
+    # sentence-cased, amounts with the currency's name (inference/currency.py), with the end mark a
+    # sentence was typed without or one for a run of them (inference/end_mark.py), without its quotes
+    # that pair up (inference/quotes.py).
+    src_pieces: list[str]
+    pieces: list[str]  # output pieces, `<eos>` excluded, any `<unk>` already replaced
+    output_labels: list[str]  # an attention row's: its output piece, or `<eos>` where a sentence emitted it
+    text: str  # the translation as a person reads it, carried characters in place
+    score: float  # summed over the line's sentences
+    attention: np.ndarray  # (T, S): a row per output label, a column per source piece, the maps' average
+    unknown: list[str]  # source words the vocabulary lacks (word mode; subwords have none)
+    carried: list[str]  # runs of characters the model cannot read, carried to `text` (inference/symbols.py)
+    # (R, T, S): each attention map, layer-major (R = L·M; one for a recurrent decoder), when asked for
+    maps: np.ndarray | None = None
+    layout: tuple[int, int] = (1, 1)  # (L, M): the model's layers and heads of attention
+    # The source's digit groups `text` does not write in digits (data/numbers.py): lines to check.
+    missing_numbers: list[str] = field(default_factory=list)
+    # A Transformer's self-attention when asked for (`self_maps`), R = L·M maps layer-major as `maps`;
+    # None for a recurrent model, which has none. Row = query, column = key.
+    # (R, S, S): the encoder's, rows and columns the `src_pieces`.
+    encoder_maps: np.ndarray | None = None
+    # (R, T, T): the decoder's masked self-attention, zero above the diagonal. Row t is the step that wrote
+    # output_labels[t]; its columns are the decoder's inputs it read, ["<bos>"] + output_labels[:-1] (in a
+    # line of several sentences, each sentence's from its own `<bos>`).
+    decoder_maps: np.ndarray | None = None
+
+
+def joined(source: str, parts: Sequence[Translation]) -> Translation:
+    """The translations of a line's sentences as the line's (inference/sentences.py): lists in
+    sentence order, texts joined by a space (a clause of speech alone after a sentence that a quote ends
+    written verb first: `« Où ? » demanda Tom.`, inference/reporting.py), scores summed, attention
+    block-diagonal."""
+    text = " ".join(after_quoted_sentences([t.text for t in parts if t.text]))
+    return Translation(
+        source=source, src_pieces=[p for t in parts for p in t.src_pieces], pieces=[p for t in parts for p in t.pieces],
+        output_labels=[p for t in parts for p in t.output_labels], text=text,
+        score=sum(t.score for t in parts), attention=block_diagonal([t.attention for t in parts]),
+        unknown=[w for t in parts for w in t.unknown], carried=[c for t in parts for c in t.carried],
+        layout=parts[0].layout, missing_numbers=missing_numbers(source, text),
+        **{name: None if getattr(parts[0], name) is None else block_diagonal([getattr(t, name) for t in parts])
+           for name in ("maps", "encoder_maps", "decoder_maps")})
