@@ -274,7 +274,7 @@ def test_a_transformer_experiment_runs_every_stage_and_its_model_translates_ever
     heatmaps = sorted(p.name for p in (root / "reports/heatmaps").iterdir())
     assert "00-i-see-the-cat-heads-beam.png" in heatmaps and "00-i-see-the-cat-heads-greedy.png" in heatmaps
     explorer = read_page_data((root / "reports/heatmaps/explorer.html").read_text(encoding="utf-8"))
-    assert explorer["layout"] == [1, 2] and all(r["encoder"] and r["decoder"] for s in explorer["sentences"]
+    assert explorer["layout"] == [1, 2] and all(s["encoder"] and r["decoder"] for s in explorer["sentences"]
                                                 for r in s["results"])
 
     model_dir = root / "models/seq2seq"
