@@ -8,7 +8,7 @@ written; BLEU as `evaluate` scores it. Then a few typed lines, beam 8.
 
 import sys
 
-from attention_lab.inference.contractions import WORD
+from attention_lab.text.contractions import WORD
 from typed_lines import measured  # docs/typed_lines.py
 
 TYPED = ("i cant swim", "I dont know.", "Im tired.", "He doesnt like it.", "Youre late!", "Thats not fair.",

@@ -12,7 +12,7 @@ import sys
 
 from calendar_words import valid_scores
 
-from attention_lab.inference.quotes import paired
+from attention_lab.text.quotes import paired
 from attention_lab.inference.translator import Translator
 
 QUOTE = re.compile("[\"“”]")

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 from attention_lab.data.splits import load_split, references
 from attention_lab.evaluation.bleu import corpus_scores
-from attention_lab.inference import reading
+from attention_lab.text import normalize as reading
 from attention_lab.inference.translator import SearchParams, Translator
 
 TRANSLATE = """
@@ -48,7 +48,7 @@ def as_typed(sentence: str, *recased: bool) -> str:
 def scored(translator: Translator, name: str, variants: Sequence[tuple[str, list[str], Callable]],
            refs: list[list[str]]) -> None:
     """Prints BLEU, beam 8 and greedy, as `evaluate` scores it, for each (label, sources, reading) of
-    `variants`: the sources translated with `reading` in the place of inference/reading.py's `name`."""
+    `variants`: the sources translated with `reading` in the place of text/steps.py's `name`."""
     for label, sources, read in variants:
         setattr(reading, name, read)
         scores = {beam: corpus_scores([t.text for t in translator.translate(sources, SearchParams(beam_size=beam))],
@@ -57,7 +57,7 @@ def scored(translator: Translator, name: str, variants: Sequence[tuple[str, list
 
 
 def side_by_side(translator: Translator, name: str, read: Callable, lines: Sequence[str]) -> str:
-    """The table of `lines` translated, beam 8, without the reading `name` of inference/reading.py and with `read`."""
+    """The table of `lines` translated, beam 8, without the reading `name` of text/steps.py and with `read`."""
     setattr(reading, name, as_typed)
     before = translator.translate(lines)
     setattr(reading, name, read)
@@ -68,7 +68,7 @@ def side_by_side(translator: Translator, name: str, read: Callable, lines: Seque
 def measured(model: str, splits: str, name: str, chosen: Callable[[str], bool], typed: Callable[[str], str],
              what: tuple[str, str], lines: Sequence[str]) -> None:
     """Prints the scores (`scored`) of the valid sources `chosen` picks (`what[0]` says which) as written,
-    `typed` (`what[1]` says how) and read back by inference/reading.py's `name`, and typed and read as
+    `typed` (`what[1]` says how) and read back by text/steps.py's `name`, and typed and read as
     typed; then the table of `lines` without the reading and with it (`side_by_side`)."""
     translator = Translator.load(model, "cpu")
     refs = references(load_split(splits, "valid"))

@@ -1,6 +1,6 @@
 """BLEU of a model on the valid split as written and on its pairs that share a name, with every
 shared name (Tom, Mary, Boston) replaced alike on both sides by a real name the corpus lacks, from
-two sets (docs/trust.md); each with the names the model garbled written as typed (inference/names.py)
+two sets (docs/trust.md); each with the names the model garbled written as typed (text/names.py)
 and as the model wrote them. Greedy and beam 8; references are all of a source's.
 
     python docs/unseen_names.py models/seq2seq artifacts/splits

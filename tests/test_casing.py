@@ -2,12 +2,14 @@
 and given back in its own casing; every comparison is with the same model's translation of the
 expected input."""
 
+import numpy as np
 import pytest
 import torch
 
 from attention_lab.data.tokenizer import Codec
-from attention_lab.inference.casing import casing, recased, sentence_cased, word_cased
-from attention_lab.inference.reading import read_lines
+from attention_lab.text.casing import Truecase, casing, sentence_cased, word_cased
+from attention_lab.text.record import Draft, Sentence
+from attention_lab.text.steps import read_lines
 from attention_lab.inference.translator import Translator
 
 torch.set_num_threads(1)
@@ -18,6 +20,11 @@ PLAIN = "I see the cat."
 @pytest.fixture(scope="module")
 def translator(trained_model) -> Translator:
     return Translator.load(trained_model, "cpu")
+
+
+def recased(text: str, case: str, kept: tuple[str, ...] = ()) -> str:
+    """`text` as the Truecase step writes a translation of a sentence it read in the casing `case`."""
+    return Truecase().write(Draft([], np.zeros((0, 0)), [], text, kept), Sentence(0, "", {"truecase": case}), None).text
 
 
 @pytest.mark.parametrize("sentence, expected", [
@@ -45,13 +52,16 @@ def test_sentence_casing_keeps_i_and_the_names_the_model_knows_capitalised():
     assert sentence_cased("The Cat Is Here.", pieces) == "The cat is here."
     assert sentence_cased("« WHERE IS IT? »", pieces) == "« Where is it? »"
     assert recased("Je t'aime.", "upper") == "JE T'AIME." and recased("Je t'aime.", "title") == "Je t'aime."
+    # What Protect carried as typed stays so (an address, a symbol) in a translation written in capitals.
+    assert recased("Va sur www.example.com, pas example.com.", "upper", ("www.example.com",)) == \
+        "VA SUR www.example.com, PAS EXAMPLE.COM."
     # A lower-case sentence's own capitals are kept: its names, a word as `iPhone`, even first.
     assert sentence_cased("tom and i'm in paris.", pieces, keep_capitals=True) == "Tom and I'm in Paris."
     assert sentence_cased("i met Anna in paris.", pieces, keep_capitals=True) == "I met Anna in Paris."
     assert sentence_cased("iPhone is here.", pieces, keep_capitals=True) == "iPhone is here."
     assert sentence_cased("« iPhone is here. »", pieces, keep_capitals=True) == "« iPhone is here. »"
     assert sentence_cased("« tom is here. »", pieces, keep_capitals=True) == "« Tom is here. »"
-    # ... and after an opening quote or bracket, where the quote is against the word (inference/quotes.py).
+    # ... and after an opening quote or bracket, where the quote is against the word (text/quotes.py).
     assert sentence_cased('TOM SAID, «I\'M HERE» ("I AM").', pieces) == 'Tom said, «I\'m here» ("I am").'
     assert sentence_cased("he said, «i am here».", pieces, keep_capitals=True) == "He said, «I am here»."
     assert sentence_cased("I met Anna.", pieces) == "I met anna." and recased("J'ai.", "lower") == "J'ai."
@@ -61,7 +71,7 @@ def test_sentence_casing_keeps_i_and_the_names_the_model_knows_capitalised():
     assert sentence_cased("I MISS YOU, MS. LEE.", pieces) == "I miss you, Ms. Lee."
     # ... but `and` or `or` after a title is no name (a couple, or a choice of titles).
     assert sentence_cased("MR. AND MRS. SMITH OR MR & MRS JONES.", pieces) == "Mr. and Mrs. Smith or Mr & Mrs Jones."
-    # An address is carried as typed, in any casing (inference/symbols.py).
+    # An address is carried as typed, in any casing (text/symbols.py).
     assert sentence_cased("WRITE TO TOM@EXAMPLE.COM OR SEE WWW.EXAMPLE.COM/ReadMe.", pieces) == \
         "Write to TOM@EXAMPLE.COM or see WWW.EXAMPLE.COM/ReadMe."
     assert sentence_cased("Www.Example.Com Is Down.", pieces) == "Www.Example.Com is down."
@@ -86,7 +96,7 @@ def test_a_line_of_acronyms_alone_is_read_and_given_back_as_written():
             return True
 
     [ok, shouted] = read_lines(["OK.", "OK, FBI, LOOK!"], Acronyms())
-    assert (ok.text, ok.casing) == ("OK.", "as written") and shouted.casing == "upper"
+    assert (ok.text, ok.record["truecase"]) == ("OK.", "as written") and shouted.record["truecase"] == "upper"
 
 
 @pytest.mark.parametrize("opener", ["«", "(", '"', "“"])

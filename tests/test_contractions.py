@@ -5,8 +5,8 @@ import torch
 
 from attention_lab.data.tokenizer import Codec
 from attention_lab.evaluation.report import without_apostrophes
-from attention_lab.inference.contractions import FORMS, with_apostrophes
-from attention_lab.inference.reading import read_lines
+from attention_lab.text.contractions import FORMS, with_apostrophes
+from attention_lab.text.steps import read_lines
 from attention_lab.inference.translator import Translator
 
 torch.set_num_threads(1)

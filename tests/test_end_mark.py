@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from conftest import linear_work
-from attention_lab.inference.end_mark import read_run, with_end_mark, with_run
+from attention_lab.text.end_mark import read_run, with_end_mark, with_run
 from attention_lab.inference.translator import SearchParams, Translator
 
 torch.set_num_threads(1)

@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from attention_lab.data.corpus_words import CorpusWords
-from attention_lab.inference import translator as translator_module
-from attention_lab.inference.names import names_written, renamed
+from attention_lab.text import protect as protect_module
+from attention_lab.text.names import names_written, renamed
 from attention_lab.inference.translator import Translator
 from test_symbols import Words
 
@@ -64,7 +64,7 @@ def test_the_translator_writes_the_names_before_the_casing_and_only_with_the_cor
                                                                                            monkeypatch):
     translator = Translator.load(trained_model, "cpu")
     plain = translator.translate(["I see the cat."])[0].text
-    monkeypatch.setattr(translator_module, "names_written", lambda *args: {0: "Zed"})
+    monkeypatch.setattr(protect_module, "names_written", lambda *args: {0: "Zed"})
     assert translator.tokenizer.words is not None  # the fixture's tokenizer kept its train split's words
     assert translator.translate(["I see the cat."])[0].text.split()[0] == "Zed"
     assert translator.translate(["I SEE THE CAT."])[0].text.split()[0] == "ZED"

@@ -4,8 +4,9 @@ written with a dot is read as the corpus writes times."""
 import pytest
 import torch
 
-from attention_lab.inference.number_forms import ENGLISH, french_form, french_numbers, french_ordinals, read_times
-from attention_lab.inference.translator import Translator, as_written
+from attention_lab.text.number_forms import ENGLISH, french_form, french_numbers, french_ordinals, read_times
+from attention_lab.inference.translator import Translator
+from attention_lab.text.protect import as_written
 
 torch.set_num_threads(1)
 
@@ -68,8 +69,8 @@ def test_a_decimal_is_no_time(sentence):
     assert read_times(sentence) == sentence
 
 
-def test_as_written_recases_then_writes_numbers_the_french_way():
-    assert as_written("ça coûte 2.5 dollars.", "It costs 2.5 dollars.", "upper") == "ÇA COÛTE 2,5 DOLLARS."
+def test_as_written_writes_numbers_the_french_way():
+    assert as_written("ça coûte 2.5 dollars.", "It costs 2.5 dollars.", {}) == "ça coûte 2,5 dollars."
 
 
 @pytest.mark.parametrize("output, expected", [
@@ -88,8 +89,8 @@ def test_french_ordinals_leaves_the_rest_as_written(output):
     assert french_ordinals(output) == output
 
 
-def test_as_written_abbreviates_ordinals_before_recasing():
-    assert as_written("il habite au 4ième étage.", "HE LIVES ON THE 4TH FLOOR.", "upper") == "IL HABITE AU 4E ÉTAGE."
+def test_as_written_abbreviates_ordinals():
+    assert as_written("il habite au 4ième étage.", "He lives on the 4th floor.", {}) == "il habite au 4e étage."
 
 
 def test_the_translator_reads_a_time_with_a_dot_as_one_with_a_colon(trained_model):

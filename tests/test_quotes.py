@@ -8,9 +8,9 @@ from dataclasses import replace
 import pytest
 import torch
 
-from attention_lab.inference.quotes import Quotes, edges, guillemets, outside_quotes, paired, requoted
-from attention_lab.inference.sentences import split
-from attention_lab.inference.symbols import take_out
+from attention_lab.text.quotes import Quotes, edges, guillemets, outside_quotes, paired, requoted
+from attention_lab.text.sentences import split
+from attention_lab.text.symbols import take_out
 from attention_lab.inference.translator import SearchParams, Translator
 
 torch.set_num_threads(1)

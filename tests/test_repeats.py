@@ -8,8 +8,8 @@ import pytest
 import torch
 from test_cli import cli
 
-from attention_lab.inference import translator as translator_module
-from attention_lab.inference.repeats import LONGEST, written_once
+from attention_lab.text import repeats as repeats_module
+from attention_lab.text.repeats import LONGEST, written_once
 from attention_lab.inference.translator import SearchParams, Translator
 from attention_lab.tracking import served_model
 from attention_lab.training.module import VALIDATION_SEARCH
@@ -91,7 +91,7 @@ def test_the_translator_writes_what_is_kept_and_labels_its_attention_rows_with_i
     line, raw_search = ["I see the cat."], SearchParams(drop_repeats=False)
     raw = translator.translate(line, raw_search, maps=True)[0]
     assert len(raw.pieces) >= 2
-    monkeypatch.setattr(translator_module, "written_once", lambda pieces, source, join: list(range(1, len(pieces))))
+    monkeypatch.setattr(repeats_module, "written_once", lambda pieces, source, join: list(range(1, len(pieces))))
     dropped = translator.translate(line, maps=True)[0]
     assert dropped.pieces == raw.pieces[1:] and dropped.output_labels == raw.output_labels[1:]
     np.testing.assert_array_equal(dropped.attention, raw.attention[1:])
@@ -105,7 +105,7 @@ def test_the_cli_and_the_served_model_keep_the_repeats_when_told(trained_model, 
     line = "I see the cat."
     translator = Translator.load(trained_model, "cpu")
     raw = translator.translate([line], SearchParams(drop_repeats=False))[0].text
-    monkeypatch.setattr(translator_module, "written_once", lambda pieces, source, join: list(range(1, len(pieces))))
+    monkeypatch.setattr(repeats_module, "written_once", lambda pieces, source, join: list(range(1, len(pieces))))
     once = translator.translate([line])[0].text
     assert once != raw
     command = ("translate", "--model", trained_model, "--device", "cpu", line)

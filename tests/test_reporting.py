@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from attention_lab.inference.quotes import Quotes, requoted
-from attention_lab.inference.reporting import SIMPLE_PAST, after_quotes, verb_first
+from attention_lab.text.quotes import Quotes, requoted
+from attention_lab.text.reporting import SIMPLE_PAST, after_quotes, verb_first
 from attention_lab.inference.translator import Translation, joined
 
 

@@ -9,7 +9,8 @@ from conftest import linear_work
 from test_cli import cli
 
 from attention_lab.data.special_tokens import EOS
-from attention_lab.inference.sentences import block_diagonal, split
+from attention_lab.inference.translation import block_diagonal
+from attention_lab.text.sentences import split
 from attention_lab.inference.translator import SearchParams, SourceTooLong, Translator
 from attention_lab.tracking import served_model
 

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from attention_lab.inference.shorthand import spelt_out
+from attention_lab.text.shorthand import spelt_out
 from attention_lab.inference.translator import Translator
 
 torch.set_num_threads(1)

@@ -5,8 +5,8 @@ import pytest
 import torch
 from breame.data.spelling_constants import BRITISH_ENGLISH_SPELLINGS
 
-from attention_lab.inference.reading import read_lines
-from attention_lab.inference.spelling import AMERICAN, KEPT, american, respelt
+from attention_lab.text.steps import read_lines
+from attention_lab.text.spelling import AMERICAN, KEPT, american, respelt
 from attention_lab.inference.translator import Translator
 from test_contractions import Letters
 

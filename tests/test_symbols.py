@@ -13,8 +13,8 @@ from test_cli import cli
 from attention_lab.data.cleaning import clean
 from attention_lab.data.special_tokens import UNK
 from attention_lab.data.tokenizer import Codec
-from attention_lab.inference.number_forms import french_numbers
-from attention_lab.inference.symbols import Carried, number_word, put_back, take_out
+from attention_lab.text.number_forms import french_numbers
+from attention_lab.text.symbols import Carried, number_word, put_back, take_out
 from attention_lab.inference.translator import SearchParams, Translator
 
 torch.set_num_threads(1)

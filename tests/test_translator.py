@@ -8,10 +8,11 @@ import torch
 
 from attention_lab.data.numbers import missing_numbers
 from attention_lab.data.special_tokens import BOS_ID, EOS, EOS_ID, UNK, UNK_ID
-from attention_lab.inference.sentences import block_diagonal
-from attention_lab.inference.symbols import take_out
+from attention_lab.inference.translation import block_diagonal
+from attention_lab.text.symbols import take_out
 from attention_lab.inference.refusals import NotText
-from attention_lab.inference.translator import SearchParams, SourceTooLong, Translator, replace_unknown
+from attention_lab.inference.translator import SearchParams, SourceTooLong, Translator
+from attention_lab.text.protect import replace_unknown
 
 torch.set_num_threads(1)
 
@@ -302,7 +303,7 @@ def test_self_maps_change_nothing_else_and_are_distributions_over_what_each_piec
 def test_self_maps_are_the_models_own_for_the_chosen_output(transformer, monkeypatch):
     """The model's `self_attention` for the source and `<bos>` + the output the search chose, rows and
     columns as the translation labels them."""
-    from attention_lab.inference import translator as module
+    from attention_lab.text import repeats as module
 
     chosen, search = [], module.run_search
 
@@ -343,7 +344,7 @@ def test_a_line_of_sentences_gets_their_self_maps_block_diagonal(transformer):
 def test_a_dropped_repeat_leaves_both_axes_of_the_decoders_self_maps(transformer, monkeypatch):
     """A step the repeats rule drops loses its row and the column of the piece it wrote: the columns stay
     the inputs ["<bos>"] + output_labels[:-1]."""
-    from attention_lab.inference import translator as module
+    from attention_lab.text import repeats as module
 
     text = SELF_MAPPED[1]
     [full] = transformer.translate([text], SearchParams(drop_repeats=False), self_maps=True)

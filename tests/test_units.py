@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from attention_lab.inference.translator import Translator
-from attention_lab.inference.units import NAMES, with_unit_names
+from attention_lab.text.units import NAMES, with_unit_names
 
 torch.set_num_threads(1)
 

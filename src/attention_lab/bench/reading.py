@@ -1,4 +1,4 @@
-"""The cost of reading a line as the model reads it (inference/reading.py), on the corpus's tokenizer: the
+"""The cost of reading a line as the model reads it (text/steps.py), on the corpus's tokenizer: the
 lines that took n² steps to read, at the character limit and past it (README: Limits).
 
     python -m attention_lab.bench.reading [TOKENIZER]   # default artifacts/tokenizer/tokenizer.json; prints JSON
@@ -19,8 +19,8 @@ import time
 from collections.abc import Callable
 
 from attention_lab.data.tokenizer import Tokenizer
-from attention_lab.inference.end_mark import read_run
-from attention_lab.inference.reading import read_lines
+from attention_lab.text.end_mark import read_run
+from attention_lab.text.steps import read_lines
 from attention_lab.inference.refusals import SourceTooLong, refuse_unreadable
 from attention_lab.inference.translator import SearchParams
 from attention_lab.tracking.served_model import MAX_REQUEST_CHARS

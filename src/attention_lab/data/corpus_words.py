@@ -1,5 +1,5 @@
 """The words of the training text, each side's, in small letters: what the model read and wrote in
-training. The translator tells by them a word the model garbled from one it learnt (inference/names.py):
+training. The translator tells by them a word the model garbled from one it learnt (text/names.py):
 `Dégo` for `Diego` is no word of the French it trained on, `Russie` for `Russia` is.
 
 Kept with the tokenizer (data/tokenizer.py), so a model file carries them; a tokenizer built before

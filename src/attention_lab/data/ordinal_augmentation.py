@@ -7,7 +7,7 @@ all of them a date's day, and its French abbreviates one 13 times. A model learn
 day of a month and drops the others: `It's my 2nd time here.` came out as `C'est mon 2 temps, ici.`, and
 `She finished 3rd in the race.` as `Elle a fini de 3 heures dans la course.` Pairs with other ordinals
 in digits teach that English's `2nd` is French's `2e`, and `1st` `1er` or `1re` as the noun's gender
-asks, the way French abbreviates them (inference/number_forms.py writes the model's `4ième` so).
+asks, the way French abbreviates them (text/number_forms.py writes the model's `4ième` so).
 
 A pair qualifies when its English side names one ordinal (`first` to `twentieth`, the tens to
 `ninetieth`, `hundredth`), after `the` or a possessive, and its French side the same one, in the

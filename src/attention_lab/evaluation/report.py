@@ -36,7 +36,7 @@ class EvaluateParams:
     length_buckets: tuple[int, ...] = (4, 6, 8, 10, 13)  # upper bounds of source-length buckets (words)
     max_sentences: int | None = param(None, ge=1)  # evaluate only the first N test sources
     # Greedy BLEU of the test sources as people also type them: upper-cased, in Title Case, lower-cased,
-    # without their end marks or apostrophes (the translator reads each: inference/reading.py).
+    # without their end marks or apostrophes (the translator reads each: text/steps.py).
     input_checks: bool = False
 
     def validate(self) -> None:

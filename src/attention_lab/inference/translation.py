@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from attention_lab.data.numbers import missing_numbers
-from attention_lab.inference.reporting import after_quoted_sentences
-from attention_lab.inference.sentences import block_diagonal
+from attention_lab.text.steps import written_line
 
 
 @dataclass(frozen=True)
@@ -18,9 +17,9 @@ class Translation:
 
     source: str  # the line as given
     # What the model read: pieces (or words, `<unk>` for unknown ones), `<eos>` after each sentence;
-    # sentence-cased, amounts with the currency's name (inference/currency.py), with the end mark a
-    # sentence was typed without or one for a run of them (inference/end_mark.py), without its quotes
-    # that pair up (inference/quotes.py).
+    # sentence-cased, amounts with the currency's name (text/currency.py), with the end mark a
+    # sentence was typed without or one for a run of them (text/end_mark.py), without its quotes
+    # that pair up (text/quotes.py).
     src_pieces: list[str]
     pieces: list[str]  # output pieces, `<eos>` excluded, any `<unk>` already replaced
     output_labels: list[str]  # an attention row's: its output piece, or `<eos>` where a sentence emitted it
@@ -28,7 +27,7 @@ class Translation:
     score: float  # summed over the line's sentences
     attention: np.ndarray  # (T, S): a row per output label, a column per source piece, the maps' average
     unknown: list[str]  # source words the vocabulary lacks (word mode; subwords have none)
-    carried: list[str]  # runs of characters the model cannot read, carried to `text` (inference/symbols.py)
+    carried: list[str]  # runs of characters the model cannot read, carried to `text` (text/symbols.py)
     # (R, T, S): each attention map, layer-major (R = L·M; one for a recurrent decoder), when asked for
     maps: np.ndarray | None = None
     layout: tuple[int, int] = (1, 1)  # (L, M): the model's layers and heads of attention
@@ -45,11 +44,9 @@ class Translation:
 
 
 def joined(source: str, parts: Sequence[Translation]) -> Translation:
-    """The translations of a line's sentences as the line's (inference/sentences.py): lists in
-    sentence order, texts joined by a space (a clause of speech alone after a sentence that a quote ends
-    written verb first: `« Où ? » demanda Tom.`, inference/reporting.py), scores summed, attention
-    block-diagonal."""
-    text = " ".join(after_quoted_sentences([t.text for t in parts if t.text]))
+    """The translations of a line's sentences as the line's (text/sentences.py): lists in sentence order, texts
+    joined (`text.steps.written_line`), scores summed, attention block-diagonal."""
+    text = written_line([t.text for t in parts])
     return Translation(
         source=source, src_pieces=[p for t in parts for p in t.src_pieces], pieces=[p for t in parts for p in t.pieces],
         output_labels=[p for t in parts for p in t.output_labels], text=text,
@@ -58,3 +55,14 @@ def joined(source: str, parts: Sequence[Translation]) -> Translation:
         layout=parts[0].layout, missing_numbers=missing_numbers(source, text),
         **{name: None if getattr(parts[0], name) is None else block_diagonal([getattr(t, name) for t in parts])
            for name in ("maps", "encoder_maps", "decoder_maps")})
+
+
+def block_diagonal(blocks: Sequence[np.ndarray]) -> np.ndarray:
+    """(..., T_k, S_k) blocks as one (..., ΣT_k, ΣS_k) array, zero outside them."""
+    rows, cols = sum(b.shape[-2] for b in blocks), sum(b.shape[-1] for b in blocks)
+    out = np.zeros((*blocks[0].shape[:-2], rows, cols), dtype=blocks[0].dtype)
+    t = s = 0
+    for block in blocks:
+        out[..., t : t + block.shape[-2], s : s + block.shape[-1]] = block
+        t, s = t + block.shape[-2], s + block.shape[-1]
+    return out

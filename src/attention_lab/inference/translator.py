@@ -1,7 +1,6 @@
-"""Text in, text out: a line read as the model reads it (inference/reading.py: sentences, casing, quotes,
-characters carried around the model), tokenizer, batched search, `<unk>` replacement, words written twice
-in a row written once, garbled names written as typed, the forms of numbers and the number check, around a
-trained model.
+"""Text in, text out around a trained model: a line read by the text steps (text/steps.py: sentences,
+casing, quotes, readings, what is carried around the model), tokenizer, batched search with the number
+constraint, and the translation written back by the same steps in reverse order.
 
 Imports nothing from Lightning, MLflow or DVC: translating needs only the model file.
 """
@@ -11,7 +10,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
@@ -22,21 +20,15 @@ from torch import Tensor
 from attention_lab.config import param
 from attention_lab.data.batching import budget_batches, pad
 from attention_lab.data.special_tokens import BOS_ID, EOS, UNK, UNK_ID
-from attention_lab.inference.casing import Casing, recased
-from attention_lab.inference.end_mark import with_run
 from attention_lab.inference.model_file import LoadedModel, load_model
-from attention_lab.inference.names import names_written, renamed
 from attention_lab.inference.number_constraint import NumberConstraint
-from attention_lab.inference.number_forms import french_numbers, french_ordinals
-from attention_lab.inference.quotes import read, requoted
-from attention_lab.inference.reading import Sentence, read_lines
 from attention_lab.inference.refusals import SourceTooLong, refuse_unreadable
-from attention_lab.inference.repeats import written_once
 from attention_lab.inference.search import run_search
 from attention_lab.inference.search_steps import output_limits
-from attention_lab.inference.symbols import put_back
 from attention_lab.inference.translation import Translation, joined
-
+from attention_lab.text.quotes import read
+from attention_lab.text.record import Context, Draft, Sentence
+from attention_lab.text.steps import read_lines, write
 
 @dataclass(frozen=True)
 class SearchParams:
@@ -58,27 +50,20 @@ class SearchParams:
     max_source_chars: int = param(4096, ge=1)
     max_source_pieces: int = param(256, ge=1)  # `<eos>` included
     max_output_pieces: int = param(512, ge=1)
-    # A line of several sentences is translated one sentence at a time (inference/sentences.py);
+    # A line of several sentences is translated one sentence at a time (text/sentences.py);
     # off, it is read whole, as the model never saw in training.
     split_sentences: bool = True
     # Digits only as the source's digit groups, whole (inference/number_constraint.py): no number is made up.
     copy_numbers: bool = True
-    # A run of words the model wrote twice in a row is written once (inference/repeats.py).
+    # A run of words the model wrote twice in a row is written once (text/repeats.py).
     drop_repeats: bool = True
 
 
 class Reading(NamedTuple):
-    """Lines as the model reads them: their sentences (inference/reading.py), and each one's source ids."""
+    """Lines as the model reads them: their sentences (text/steps.py), and each one's source ids."""
 
     sentences: list[Sentence]
     ids: list[list[int]]
-
-
-def as_written(output: str, source: str, source_casing: Casing, names: dict[int, str] | None = None) -> str:
-    """The model's `output` for `source` with the garbled names `names` written as typed (inference/names.py),
-    its ordinals as French abbreviates them, in the source's casing (inference/casing.py), its numbers in
-    French form (inference/number_forms.py)."""
-    return french_numbers(recased(french_ordinals(renamed(output, names or {})), source_casing), source)
 
 
 def input_columns(rows: list[int]) -> list[int]:
@@ -87,19 +72,6 @@ def input_columns(rows: list[int]) -> list[int]:
     is input t + 1; the last output is read by no step). A step the repeats rule drops thus leaves both
     axes: its row, and the column of the piece it wrote; the kept steps still read only earlier inputs."""
     return [0] + [t + 1 for t in rows[:-1]] if rows else []
-
-
-def replace_unknown(pieces: list[str], attention: np.ndarray, surface: list[str]) -> list[str]:
-    """Each output `<unk>` becomes the source word it attends to most (Luong et al. 2015,
-    "Addressing the Rare Word Problem in NMT", §3, with attention as the alignment; Jean et al.
-    2015 do the same): names and numbers are copied instead of lost. attention (T, S) has a
-    column per source piece, the last for `<eos>`, which is never copied."""
-    out = []
-    for t, piece in enumerate(pieces):
-        if piece == UNK and surface:
-            piece = surface[int(np.argmax(attention[t, : len(surface)]))]
-        out.append(piece)
-    return out
 
 
 class Translator:
@@ -114,7 +86,7 @@ class Translator:
         return cls(load_model(path, device), device)
 
     def sentences(self, lines: Sequence[str], search: SearchParams) -> list[Sentence]:
-        """The sentences of `lines` as the model reads them (inference/reading.py), in order; each line
+        """The sentences of `lines` as the model reads them (text/steps.py), in order; each line
         whole when `search.split_sentences` is off. Raises `SourceTooLong` naming the first line over
         `search.max_source_chars`, or `NotText`, before reading any."""
         refuse_unreadable(lines, search.max_source_chars)
@@ -169,17 +141,16 @@ class Translator:
         """Each sentence's translation, in order; one with nothing the model can read is its carried
         characters alone, with no search. `finished(batch)` is told each batch's sentence indices."""
         src_codec, tgt_codec = self.tokenizer.src, self.tokenizer.tgt
+        context = Context(src_codec, tgt_codec, self.tokenizer.words, search.drop_repeats)
         layout = self.model.decoder.attention_layout
         self_maps = self_maps and self.model.self_attends  # a recurrent model's are None
         no_maps = np.zeros((layout[0] * layout[1], 0, 0), np.float32)  # (R, 0, 0)
         none = np.zeros((0, 0), np.float32)
         results = [Translation(
-            source=s.text, src_pieces=[], pieces=[], output_labels=[],
-            text=requoted(put_back(s.carried, "", [], none, src_codec, tgt_codec), s.quotes),
-            score=0.0, attention=none, unknown=[], carried=read([c.text for c in s.carried]),
-            maps=no_maps if maps else None, layout=layout,
+            source=s.text, src_pieces=[], pieces=[], output_labels=[], text=draft.text, score=0.0, attention=none,
+            unknown=[], carried=read(draft.kept), maps=no_maps if maps else None, layout=layout,
             encoder_maps=no_maps if self_maps else None, decoder_maps=no_maps if self_maps else None)
-            for s in sentences]
+            for s, draft in ((s, write(Draft([], none, []), s, context)) for s in sentences)]
         order = sorted((i for i, s in enumerate(sentences) if s.text), key=lambda i: len(ids[i]))
         forbid = () if tgt_codec.emits_unk else (UNK_ID,)
         for batch in budget_batches(order, [len(i) for i in ids], search.batch_size, None):
@@ -198,33 +169,22 @@ class Translator:
                 encoder_maps, decoder_maps = self.self_attention(src, src_len, decoded.tokens, max(lengths))
             for row, i in enumerate(batch):
                 s = sentences[i]
-                text = s.text
                 kept = attention[row, : lengths[row], :, : len(ids[i])].transpose(1, 0, 2)  # (R, T, S)
-                rows = list(range(lengths[row]))  # the steps whose rows are kept
-                weights = kept.mean(axis=0)  # (T, S)
-                pieces = tgt_codec.id_pieces(outputs[row][: lengths[row]])
-                if tgt_codec.emits_unk:
-                    pieces = replace_unknown(pieces, weights, src_codec.surface(text))
-                if search.drop_repeats:
-                    # The rows of the pieces kept, then `<eos>`'s when emitted: heatmaps label what is written.
-                    keep = written_once(pieces, text, tgt_codec.join)
-                    rows = keep + list(range(len(pieces), len(weights)))
-                    pieces, weights, kept = [pieces[t] for t in keep], weights[rows], kept[:, rows]
+                # The steps give back what they took out; a repair may drop pieces, and with them their rows
+                # (then `<eos>`'s when emitted: heatmaps label what is written).
+                draft = write(Draft(tgt_codec.id_pieces(outputs[row][: lengths[row]]), kept.mean(axis=0),
+                                    list(range(lengths[row]))), s, context)
+                rows, weights = draft.rows, draft.attention
                 if self_maps:
                     source = len(ids[i])
                     encoder_map = encoder_maps[row, :, :source, :source]  # (R, S, S)
                     decoder_map = decoder_maps[row][:, rows][:, :, input_columns(rows)]  # (R, T, T)
-                names = (names_written(text, pieces, weights, src_codec, tgt_codec, self.tokenizer.words)
-                         if self.tokenizer.words else None)
-                cased = put_back(s.carried, text, pieces, weights, src_codec, tgt_codec,
-                                 partial(as_written, source=text, source_casing=s.casing, names=names))
                 results[i] = Translation(
-                    source=text, src_pieces=[UNK if j == UNK_ID else p for p, j in zip(src_codec.pieces(text), ids[i])]
-                    + [EOS], pieces=pieces, output_labels=pieces + [EOS] * (len(weights) - len(pieces)),
-                    text=requoted(with_run(cased, s.run), s.quotes),
-                    score=scores[row], attention=weights,
-                    unknown=[w for w, j in zip(src_codec.surface(text), ids[i]) if j == UNK_ID],
-                    carried=read([c.text for c in s.carried]), maps=kept if maps else None, layout=layout,
+                    source=s.text, pieces=draft.pieces, output_labels=draft.pieces + [EOS] * (len(weights) - len(draft.pieces)),
+                    src_pieces=[UNK if j == UNK_ID else p for p, j in zip(src_codec.pieces(s.text), ids[i])] + [EOS],
+                    text=draft.text, score=scores[row], attention=weights,
+                    unknown=[w for w, j in zip(src_codec.surface(s.text), ids[i]) if j == UNK_ID],
+                    carried=read(draft.kept), maps=kept[:, rows] if maps else None, layout=layout,
                     encoder_maps=encoder_map if self_maps else None, decoder_maps=decoder_map if self_maps else None)
             finished(batch)
         return results

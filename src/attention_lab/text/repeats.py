@@ -17,8 +17,10 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
-from attention_lab.inference.symbols import output_words
+from attention_lab.text.record import Context, Draft, Sentence
+from attention_lab.text.symbols import output_words
 
 LONGEST = 6
 MEANT = frozenset({"nous", "vous", "faire"})  # French that doubles a word on purpose
@@ -66,3 +68,21 @@ def written_once(pieces: Sequence[str], source: str, join: Callable[[Sequence[st
             kept[-1] = (kept[-1][0], second[-1][1], kept[-1][2])
             break
     return [t for t in everything if t not in dropped]
+
+
+class Repair:
+    """Writes a run of words the model wrote twice in a row once (`written_once`), when `drop_repeats`: its
+    pieces and their attention rows go. Reads nothing."""
+
+    name = "repair"
+
+    def read(self, sentence: Sentence, context: Context) -> Sentence:
+        return sentence
+
+    def write(self, draft: Draft, sentence: Sentence, context: Context) -> Draft:
+        if not context.drop_repeats or not draft.pieces:
+            return draft
+        keep = written_once(draft.pieces, sentence.text, context.tgt.join)
+        rows = keep + list(range(len(draft.pieces), len(draft.attention)))  # `<eos>`'s row when emitted stays
+        return replace(draft, pieces=[draft.pieces[t] for t in keep], attention=draft.attention[rows],
+                       rows=[draft.rows[r] for r in rows])

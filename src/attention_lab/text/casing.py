@@ -7,7 +7,7 @@ its capitalised form better (fewer pieces: `Tom`, `Paris`; in a lowercasing word
 tie, and the word is lowercased); `I` and its contractions stay capitalised; the first letter is
 capitalised; so are a title and the word after it (`MR. SMITH` is `Mr. Smith`: the model, which
 learnt titles before capitalised surnames, ended `Mr. smith is here.` at `M.`). It is done before
-characters are carried (inference/symbols.py): a capital the vocabulary lacks (`L` of `LIKE` on a
+characters are carried (text/symbols.py): a capital the vocabulary lacks (`L` of `LIKE` on a
 small corpus) is then no character to carry.
 A sentence typed in lower case (`i don't know what to do.`, read as written: `À ce qu'on ne sais pas
 quoi faire.`) has its first letter and `i` capitalised and its all-lower-case words sentence-cased
@@ -22,7 +22,8 @@ from collections.abc import Callable
 from typing import Literal
 
 from attention_lab.data.cleaning import capitalized
-from attention_lab.inference.symbols import VERBATIM
+from attention_lab.text.record import Context, Draft, Sentence
+from attention_lab.text.symbols import VERBATIM
 
 Casing = Literal["as written", "upper", "title", "lower"]
 WORDS_FOR_TITLE = 3  # `Tom Jackson.` is a name, not a line in Title Case
@@ -53,7 +54,7 @@ def sentence_cased(sentence: str, pieces: Callable[[str], list], keep_capitals: 
     """`sentence` as the corpus writes a sentence; `pieces(word)` is what the model reads for a word.
     `keep_capitals`: a word with a capital is kept as written (in a lower-case sentence, the writer's
     own capitals are names), the first letter too when it begins one (`iPhone`). A word with an
-    address in it is kept as written: it is carried to the output as typed (inference/symbols.py)."""
+    address in it is kept as written: it is carried to the output as typed (text/symbols.py)."""
     words = sentence.split(" ")
     decided = [(not keep_capitals or word == word.lower()) and not VERBATIM.search(word) for word in words]
     titles = [word.lower().rstrip(".") in TITLES for word in words]
@@ -99,6 +100,19 @@ def replaced_word(typed: str, written: str, sentence: str, start: int) -> str:
     return typed
 
 
-def recased(translation: str, source_casing: Casing) -> str:
-    """A translation of a sentence-cased source in the casing `source_casing` of its source."""
-    return translation.upper() if source_casing == "upper" else translation
+class Truecase:
+    """Reads a sentence in the corpus's casing (`casing`, `sentence_cased`); writes an all-capitals one's
+    translation in capitals, but for the spans Protect carried as typed."""
+
+    name = "truecase"
+
+    def read(self, sentence: Sentence, context: Context) -> Sentence:
+        typed = sentence.text
+        case = casing(typed)
+        cased = typed if case == "as written" else sentence_cased(typed, context.src.pieces, keep_capitals=case == "lower")
+        if case == "upper" and cased == typed:
+            case = "as written"  # acronyms the model knows in capitals alone (`OK.`): no shouting
+        return sentence.read(self, cased, case)
+
+    def write(self, draft: Draft, sentence: Sentence, context: Context) -> Draft:
+        return draft.outside_kept(str.upper) if sentence.record[self.name] == "upper" else draft

@@ -4,7 +4,7 @@ Mary`, `e.g.` as `for example`, `i.e.` as `that is`, `3x faster` as `3 times fas
 The corpus spells these out (no line has ` & `, `e.g.` or `i.e.`, nor a number with `x` after it), and
 the model read them as noise: `Tom & Mary are here.` came back as `Tom a apporté Mary ici.`, `It's 3x
 faster.` as `C'est 3 heures plus vite.` and `e.g. apples` as `Emplir les pommes.` `etc.`, which French
-writes alike, is carried as written (inference/symbols.py). Measured in docs/trust.md.
+writes alike, is carried as written (text/symbols.py). Measured in docs/trust.md.
 """
 
 from __future__ import annotations

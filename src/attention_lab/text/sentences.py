@@ -5,9 +5,9 @@ The line is split by sentencex (Wikimedia's rule-based segmenter, no data to dow
 tried and drops characters: "….». ?!" came back without its "?!"), each sentence is translated in
 the same batches as every other, and the translations are joined with a space. A line's attention
 is its sentences' block-diagonal: each sentence's outputs attend to its own source only. A full stop
-inside an address (`www.Example.com`, inference/symbols.py) ends no sentence, and neither does the
+inside an address (`www.Example.com`, text/symbols.py) ends no sentence, and neither does the
 one of `Ms.` before a word: sentencex knows `Mr.`, `Mrs.` and `Dr.` but cut `I met Ms. Smith.` in two.
-Guillemets (the quotes of a line, inference/quotes.py) are read as spaces: sentencex cuts no sentence
+Guillemets (the quotes of a line, text/quotes.py) are read as spaces: sentencex cuts no sentence
 inside quotes or at their end, and read whole, `"Where is it?" she asked.` lost its `she asked`; an
 opening one goes with the sentence after it. A run of end marks that closes a quote (`"Really?!" she
 asked.`) is read as its one mark, which sentencex ends a sentence at before a small letter.
@@ -16,13 +16,10 @@ asked.`) is read as its one mark, which sentencex ends a sentence at before a sm
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-
-import numpy as np
 import sentencex
 
-from attention_lab.inference.end_mark import RUN_OF_MARKS, run_mark
-from attention_lab.inference.symbols import VERBATIM
+from attention_lab.text.end_mark import RUN_OF_MARKS, run_mark
+from attention_lab.text.symbols import VERBATIM
 
 STOPS = str.maketrans(".!?", "___")
 QUOTES = str.maketrans("«»", "  ")
@@ -48,13 +45,3 @@ def split(line: str) -> list[str]:
     sentences.append(opening)
     return [s.strip() for s in sentences if s.strip()] or [line]
 
-
-def block_diagonal(blocks: Sequence[np.ndarray]) -> np.ndarray:
-    """(..., T_k, S_k) blocks as one (..., ΣT_k, ΣS_k) array, zero outside them."""
-    rows, cols = sum(b.shape[-2] for b in blocks), sum(b.shape[-1] for b in blocks)
-    out = np.zeros((*blocks[0].shape[:-2], rows, cols), dtype=blocks[0].dtype)
-    t = s = 0
-    for block in blocks:
-        out[..., t : t + block.shape[-2], s : s + block.shape[-1]] = block
-        t, s = t + block.shape[-2], s + block.shape[-1]
-    return out

@@ -17,7 +17,7 @@ noise (`Version 1.2.3 fixes the bug.` came back as `Version 1 2. Y a-t-il répar
 le closséraire.`); so are digit groups joined by `-` or `/` (a score, a range, a phone number, a
 fraction: `We won 3-2.` came back as `Nous avons gagné 3 heures2.`), a handle (`@tom_smith`) and `etc`,
 which French writes alike. A sentence left with punctuation alone is given back as written, unsearched
-(inference/reading.py).
+(text/protect.py).
 The model reads the sentence as if the run were not there: a space in its place between two words
 (`Tom♥Mary` as `Tom Mary`), none before punctuation (`cat 🐱.` as `cat.`).
 
@@ -66,7 +66,7 @@ CLOSING_WORDS = frozenset("!?;:")  # ... except in French, which writes these as
 # A web address ends before the punctuation after it (`Go to example.com.`); a bare domain needs a
 # known ending, so that `home.then` (a missing space) is no address. Each starts a word (the lookbehinds),
 # which also keeps a long line of `-1-1-1…` from being tried at every position. A minus sign follows a
-# space or a quote (inference/quotes.py) or begins the sentence: `3:-2`, `x=-5` and `(555)-123` are left
+# space or a quote (text/quotes.py) or begins the sentence: `3:-2`, `x=-5` and `(555)-123` are left
 # to the model. A line typed in capitals or Title Case has addresses too (`WWW.EXAMPLE.COM`,
 # `Www.Example.Com`), but a domain's ending is in small letters or capitals only: `Mr.De Niro` and
 # `tired.Net profit` are a missing space.
@@ -185,7 +185,7 @@ def put_back(carried: Sequence[Carried], source: str, pieces: Sequence[str], att
     if not words:
         return " ".join(run.text for run in carried)
     source_text_words = source.split()
-    # Words of the text as recased: its numbers' forms (inference/number_forms.py) may join or split words.
+    # Words of the text as recased: its numbers' forms (text/number_forms.py) may join or split words.
     word_of = output_word_of(source, pieces, attention, src, lambda some: recase(tgt.join(some)))
     slots: dict[tuple[int, bool, bool], list[str]] = {}  # (output word, after, attached) -> runs, in order
     edges: dict[bool, list[str]] = {False: [], True: []}

@@ -12,7 +12,7 @@ has two) is left as written.
 
 A source number is English when it has a decimal point or commas between thousands (`2,000`, read in
 French as `2 000`); a number inside a word or an address is not one (`v2.5`, `example.com/1.5`), nor is
-a chain of dots (`1.2.3`, `192.168.1.1`), which the translation carries as written (inference/symbols.py).
+a chain of dots (`1.2.3`, `192.168.1.1`), which the translation carries as written (text/symbols.py).
 
 A time written with a dot (`at 10.30`, as British English writes it) is no decimal: the model, which
 learnt times as `10:30`, reads it so where the hour and minutes are a time's, after `at`, `until`,

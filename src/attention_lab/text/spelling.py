@@ -8,7 +8,7 @@ came back as `Quelle est votre favrifier ?`, `The neighbours are very noisy.` as
 bruyants.` Read the American way they come back right (`Quelle est ta couleur préférée ?`). A form the
 corpus writes at least as often as its American one (`KEPT`) is left as typed: the model knows it, and a
 few of breame's American forms are no word the corpus writes (`busses`, `gage`). As for contractions
-(inference/contractions.py), a word is read in small letters, or capitalised where it begins the sentence;
+(text/contractions.py), a word is read in small letters, or capitalised where it begins the sentence;
 a capitalised one inside a sentence is a name (`Mr Grey`, `the Louvre`). Measured in docs/trust.md.
 """
 
@@ -18,8 +18,8 @@ import re
 
 from breame.data.spelling_constants import BRITISH_ENGLISH_SPELLINGS
 
-from attention_lab.inference.casing import replaced_word
-from attention_lab.inference.symbols import VERBATIM
+from attention_lab.text.casing import replaced_word
+from attention_lab.text.symbols import VERBATIM
 
 # British forms the corpus's English writes at least as often as their American ones (times British, American).
 KEPT = frozenset({
@@ -36,7 +36,7 @@ WORD = re.compile(r"(?<![\w@])[A-Za-z]+(?![\w@])")  # a whole word, hyphenated o
 def respelt(sentence: str, forms: dict[str, str]) -> str:
     """`sentence` with each word that is a key of `forms` (in small letters) written as its value, in its
     casing (`casing.replaced_word`); text carried as typed (an address: `colour.com`, `example.com/colour`,
-    inference/symbols.py) is left."""
+    text/symbols.py) is left."""
     kept = [match.span() for match in VERBATIM.finditer(sentence)]
 
     def read(match: re.Match) -> str:

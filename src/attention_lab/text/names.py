@@ -4,7 +4,7 @@ Jones is in.` as `Je sais que jones est là.`
 The corpus's people are nearly all Tom and Mary, and renamed training pairs (data/name_augmentation.py)
 taught the model to copy other names, but not always whole: it writes a name the corpus lacks in pieces,
 and a piece goes astray. Where a name of the source is missing from the translation, the output word its
-pieces attend to most (inference/symbols.py) is written as the name when that word
+pieces attend to most (text/symbols.py) is written as the name when that word
 - is no word of the French the model trained on (data/corpus_words.py): `Russie` for `Russia`, `juin` for
   `June` and `Américains` for `Americans` are translations, and stay;
 - begins with the name's letter, and is like it (difflib's ratio, at least `LIKENESS`): `Dégo` is
@@ -24,8 +24,8 @@ import numpy as np
 
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.data.tokenizer import Codec
-from attention_lab.inference.casing import OPENERS
-from attention_lab.inference.symbols import CLOSING, output_word_of
+from attention_lab.text.casing import OPENERS
+from attention_lab.text.symbols import CLOSING, output_word_of
 
 LIKENESS = 0.5
 _OUTPUT_WORD = re.compile(r"(?P<head>(?:[^\W\d_]')?)(?P<core>[^\W\d_]+)(?P<tail>\W*)")  # `d'Dégo,`

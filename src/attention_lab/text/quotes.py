@@ -9,7 +9,7 @@ become guillemets where each can be told opening or closing (`“` and `”` say
 they pair up, none inside another, and the model reads each sentence without them:
 - a guillemet that opens the sentence goes back at the translation's start, one that closes it (after
   its end mark) at its end;
-- one inside the sentence is carried like a character the model cannot read (inference/symbols.py):
+- one inside the sentence is carried like a character the model cannot read (text/symbols.py):
   against the output word of the source word it touches, by attention;
 then the guillemets are spaced the French way (`« non »`), a comma or full stop that English typed inside
 a closing quote goes after it (`"Come here,"` -> `« Viens ici »,`), and a quote inside the sentence whose
@@ -18,16 +18,17 @@ where the model, reading one sentence, wrote `j'ai`); a sentence typed in small 
 goes on in them (`"Where is it?" she asked.` -> `« Où est-ce ? » elle a demandé.`, not `Elle`). Guillemets
 inside a sentence that attention placed out of turn, or around no word, are dropped. Quotes that cannot be
 told apart or do not pair up (`12" by 12"`, a quote inside a quote) are left as typed, and read by the model
-as before. inference/sentences.py splits a line at its quotes' end marks.
+as before. text/sentences.py splits a line at its quotes' end marks.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from attention_lab.inference.reporting import after_quotes, verb_first
+from attention_lab.text.record import Context, Draft, Sentence
+from attention_lab.text.reporting import after_quotes, verb_first
 
 OPENS = {"“": True, "”": False}  # a curly quote says which it is; a straight one, `"`, by what touches it
 GUILLEMETS = "«»"
@@ -85,7 +86,7 @@ class Quotes:
 def edges(sentence: str, continues: bool = False) -> tuple[str, Quotes]:
     """`sentence` without the guillemets that open and close it, and its `Quotes`. One at the end closes
     the sentence after its end mark, or a sentence that a quote opens; else it is inside, and the end
-    mark a sentence typed without one is given (inference/end_mark.py) goes after it (`She said "no"`)."""
+    mark a sentence typed without one is given (text/end_mark.py) goes after it (`She said "no"`)."""
     opens = sentence.startswith("«")
     closes = sentence.endswith("»") and (opens or sentence[:-1].rstrip().endswith(tuple(".!?…")))
     inside = sentence[opens : len(sentence) - closes].strip()
@@ -102,7 +103,7 @@ def requoted(translation: str, quotes: Quotes) -> str:
     """`translation` inside its sentence's edge guillemets, its own spaced the French way and capitalised
     where the English was; its own dropped where attention placed them out of turn or around no word
     (`« Salut ». »`, `J'ai dit oui « ! »`); starting with a small letter where it goes on after a quote;
-    a reporting clause after a quote written verb first (inference/reporting.py: `« Viens », dit-elle.`,
+    a reporting clause after a quote written verb first (text/reporting.py: `« Viens », dit-elle.`,
     `« Où est-ce ? » demanda-t-elle.`)."""
     text = _quoted(translation, quotes)
     return after_quotes(verb_first(text) if quotes.continues else text)
@@ -132,3 +133,16 @@ def _around(body: str, quotes: Quotes) -> str:
 def read(runs: Sequence[str]) -> list[str]:
     """The carried `runs` other than guillemets: what the model could not read of what was typed."""
     return [run for run in (text.translate(_NO_GUILLEMETS) for text in runs) if run]
+
+
+class Typography:
+    """Reads a sentence without the guillemets at its edges (`edges`); writes them back with the translation's
+    own spaced the French way and a reporting clause after a quote verb first (`requoted`)."""
+
+    name = "typography"
+
+    def read(self, sentence: Sentence, context: Context) -> Sentence:
+        return sentence.read(self, *edges(sentence.text, continues=sentence.record["sentences"]))
+
+    def write(self, draft: Draft, sentence: Sentence, context: Context) -> Draft:
+        return replace(draft, text=requoted(draft.text, sentence.record[self.name]))

@@ -7,7 +7,7 @@ English word without it are read with one: `dont`, `isnt`, `im`, `youre`, `thats
 lines have `were`) and no reading could tell apart. The rare words `cant` and `wont` are read as
 `can't` and `won't`, as typed text means them. A form is read in small letters, or capitalised where
 it begins the sentence (`Dont go.`); a capitalised one inside a sentence is a name (`Jony Ive`). A line
-in capitals or Title Case is sentence-cased first (inference/casing.py), so `I CANT SWIM` reads `I
+in capitals or Title Case is sentence-cased first (text/casing.py), so `I CANT SWIM` reads `I
 can't swim` too, but there a form that may be a name or an abbreviation (`IVE`, `IM`) is read back only
 where it begins the sentence (`IM TIRED`, not `JONY IVE` or `SEND ME AN IM`).
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from attention_lab.inference.casing import begins, replaced_word
+from attention_lab.text.casing import begins, replaced_word
 
 _NOT = ("can", "don", "doesn", "didn", "isn", "aren", "wasn", "weren", "won", "couldn", "wouldn", "shouldn", "hasn",
         "haven", "hadn", "mustn", "needn", "ain")
@@ -37,7 +37,7 @@ WORD = re.compile(rf"(?<![\wâ€™@./-])(?<!\w')(?:{'|'.join(FORMS)})(?![\w@-]|['â€
 
 def with_apostrophes(sentence: str, recased: bool = False) -> str:
     """`sentence` with each contraction typed without its apostrophe (`FORMS`) written with it;
-    `recased`: the sentence was typed in capitals or Title Case and sentence-cased (inference/casing.py)."""
+    `recased`: the sentence was typed in capitals or Title Case and sentence-cased (text/casing.py)."""
 
     def restored(match: re.Match) -> str:
         typed = match.group()

@@ -20,6 +20,9 @@ touch that!!!` as `Ne touche pas ! !`).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+
+from attention_lab.text.record import Context, Draft, Sentence
 
 QUESTION_WORDS = frozenset("who whom whose what which when where why how".split())
 RELATIVE_WORDS = frozenset("who whom whose which".split())  # after a comma: `Tom, who is a doctor`
@@ -100,3 +103,28 @@ def with_run(translation: str, run: str) -> str:
     end = TRAILING.search(translation).start()
     body = translation[:end].rstrip(".!?…").rstrip()
     return body + (" " if body and run[0] in "!?" else "") + run + translation[end:]
+
+
+class EndRun:
+    """Reads a run of end marks as the corpus's one mark (`read_run`); writes the run back (`with_run`)."""
+
+    name = "end_run"
+
+    def read(self, sentence: Sentence, context: Context) -> Sentence:
+        return sentence.read(self, *read_run(sentence.text))
+
+    def write(self, draft: Draft, sentence: Sentence, context: Context) -> Draft:
+        return replace(draft, text=with_run(draft.text, sentence.record[self.name]))
+
+
+class EndMark:
+    """Reads a sentence typed without its end mark with the one the corpus would write (`with_end_mark`); the
+    translation keeps the mark the model writes."""
+
+    name = "end_mark"
+
+    def read(self, sentence: Sentence, context: Context) -> Sentence:
+        return sentence.read(self, with_end_mark(sentence.text))
+
+    def write(self, draft: Draft, sentence: Sentence, context: Context) -> Draft:
+        return draft

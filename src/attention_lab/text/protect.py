@@ -1,0 +1,74 @@
+"""Protect: what the model cannot read or must not change, kept from it and given back in the translation.
+
+Read: the characters the model cannot read and the text to keep as typed (addresses, a number's minus sign,
+chains of digit groups) are taken out and carried around the model (text/symbols.py); a sentence left with
+punctuation alone is no sentence to search (`www.example.com.` left `.`, and the model wrote `Entre.` after
+it): it is carried whole. The search copies the source's digit groups whole (inference/number_constraint.py).
+Write: garbled names as typed (text/names.py), ordinals and the source's English numbers in French form
+(text/number_forms.py), then the carried runs back in place, which no later step changes (`Draft.kept`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import partial
+
+import numpy as np
+
+from attention_lab.data.special_tokens import UNK
+from attention_lab.text.names import names_written, renamed
+from attention_lab.text.number_forms import french_numbers, french_ordinals
+from attention_lab.text.quotes import outside_quotes
+from attention_lab.text.record import Context, Draft, Sentence
+from attention_lab.text.symbols import Carried, put_back, take_out
+
+
+def as_written(output: str, source: str, names: dict[int, str]) -> str:
+    """The model's `output` for `source` with the garbled names `names` written as typed, its ordinals as
+    French abbreviates them and its numbers in French form."""
+    return french_numbers(french_ordinals(renamed(output, names)), source)
+
+
+class Protect:
+    name = "protect"
+
+    def read(self, sentence: Sentence, context: Context) -> Sentence:
+        text, carried = take_out(sentence.text, outside_quotes(context.src.reads))
+        if not any(char.isalnum() for char in text):
+            text, carried = "", (Carried(sentence.text, None, False, False),)
+        return sentence.read(self, text, carried)
+
+    def write(self, draft: Draft, sentence: Sentence, context: Context) -> Draft:
+        carried, source, tgt = sentence.record[self.name], sentence.text, context.tgt
+        names = (names_written(source, draft.pieces, draft.attention, context.src, tgt, context.words)
+                 if context.words and draft.pieces else {})
+        text = put_back(carried, source, draft.pieces, draft.attention, context.src, tgt,
+                        partial(as_written, source=source, names=names))
+        return replace(draft, text=text, kept=tuple(run.text for run in carried))
+
+
+def replace_unknown(pieces: list[str], attention: np.ndarray, surface: list[str]) -> list[str]:
+    """Each output `<unk>` becomes the source word it attends to most (Luong et al. 2015, "Addressing the
+    Rare Word Problem in NMT", §3, with attention as the alignment; Jean et al. 2015 do the same): names and
+    numbers are copied instead of lost. attention (T, S) has a column per source piece, the last for
+    `<eos>`, which is never copied."""
+    out = []
+    for t, piece in enumerate(pieces):
+        if piece == UNK and surface:
+            piece = surface[int(np.argmax(attention[t, : len(surface)]))]
+        out.append(piece)
+    return out
+
+
+class Unknowns:
+    """Writes a word vocabulary's `<unk>` outputs as source words (`replace_unknown`). Reads nothing."""
+
+    name = "unknowns"
+
+    def read(self, sentence: Sentence, context: Context) -> Sentence:
+        return sentence
+
+    def write(self, draft: Draft, sentence: Sentence, context: Context) -> Draft:
+        if not context.tgt.emits_unk:
+            return draft
+        return replace(draft, pieces=replace_unknown(draft.pieces, draft.attention, context.src.surface(sentence.text)))

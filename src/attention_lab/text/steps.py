@@ -1,0 +1,71 @@
+"""The text steps around the model, in one ordered list (`STEPS`): a line is cleaned, its double quotes read as
+guillemets and it is split into sentences (text/sentences.py); each sentence is read by every step in order,
+then searched, and its translation written back by every step in reverse order; a line's sentences are joined.
+
+The corpus writes every line one way: one sentence, sentence-cased, ended with `.`, `?` or `!`, without
+quotes around it, contractions with their apostrophe, American spellings, words for shorthand and units.
+A sentence typed otherwise is read as the corpus would write it, and each step gives back in the French
+what it took out of the English:
+
+| step | reads (English) | writes (French) |
+| --- | --- | --- |
+| Truecase (text/casing.py) | capitals, Title Case, lower case: sentence-cased | capitals again |
+| EndRun (text/end_mark.py) | a run of marks (`?!`, `...`): the corpus's one | the run as typed |
+| Typography (text/quotes.py) | quotes at the sentence's edges taken out | guillemets, French spacing, speech clauses |
+| Normalize (text/normalize.py) | contractions, spellings, shorthand, amounts, units, times as the corpus writes them | |
+| Protect (text/protect.py) | what the model cannot read or must not change carried around it | carried spans in place, numbers in French form, names as typed |
+| EndMark (text/end_mark.py) | the end mark a sentence was typed without | |
+| Repair (text/repeats.py) | | words written twice in a row once |
+| Unknowns (text/protect.py) | | a word model's `<unk>` as the source word it attends to |
+
+Measured in docs/trust.md; README: Translating.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from attention_lab.data.cleaning import clean
+from attention_lab.data.tokenizer import Codec
+from attention_lab.text.casing import Truecase
+from attention_lab.text.end_mark import EndMark, EndRun
+from attention_lab.text.normalize import Normalize
+from attention_lab.text.protect import Protect, Unknowns
+from attention_lab.text.quotes import Typography, guillemets
+from attention_lab.text.record import Context, Draft, Sentence, Step
+from attention_lab.text.repeats import Repair
+from attention_lab.text.reporting import after_quoted_sentences
+from attention_lab.text.sentences import split
+
+STEPS: tuple[Step, ...] = (Truecase(), EndRun(), Typography(), Normalize(), Protect(), EndMark(), Repair(), Unknowns())
+
+
+def read_lines(lines: Sequence[str], src: Codec, split_sentences: bool = True) -> list[Sentence]:
+    """The sentences of `lines` in order (each line whole without `split_sentences`), each read by every
+    step as the model reads it with the source vocabulary `src`."""
+    context, found = Context(src), []
+    for i, line in enumerate(lines):
+        # Cleaned first: `5<no-break space>€` is `5 €`, and the segmenter never sees a space it would cut
+        # inside. Quotes paired over the line: one may hold several (`"Hi. How are you?" he asked.`).
+        line, before = guillemets(clean(line)), ""
+        for typed in split(line) if split_sentences else [line]:
+            # Typed in small letters right after a quote's end (`"Where?" she asked.`): it goes on.
+            sentence = Sentence(i, typed, {"sentences": before.endswith("»") and typed[:1].islower()})
+            for step in STEPS:
+                sentence = step.read(sentence, context)
+            found.append(sentence)
+            before = typed
+    return found
+
+
+def write(draft: Draft, sentence: Sentence, context: Context) -> Draft:
+    """The translation `draft` of `sentence` written back by every step, in reverse order."""
+    for step in reversed(STEPS):
+        draft = step.write(draft, sentence, context)
+    return draft
+
+
+def written_line(texts: Sequence[str]) -> str:
+    """A line's translation from its sentences' (`texts`): joined by a space, a clause of speech alone after a
+    sentence that a quote ends written verb first (`« Où ? » demanda Tom.`, text/reporting.py)."""
+    return " ".join(after_quoted_sentences([text for text in texts if text]))
