@@ -303,7 +303,7 @@ def test_self_maps_change_nothing_else_and_are_distributions_over_what_each_piec
 def test_self_maps_are_the_models_own_for_the_chosen_output(transformer, monkeypatch):
     """The model's `self_attention` for the source and `<bos>` + the output the search chose, rows and
     columns as the translation labels them."""
-    from attention_lab.text import repeats as module
+    from attention_lab.inference import translator as module
 
     chosen, search = [], module.run_search
 

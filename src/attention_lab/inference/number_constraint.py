@@ -1,4 +1,6 @@
-"""Numbers copied, never made up: a constraint on the digits a search may write.
+"""Numbers and names copied, never made up nor left out: a constraint on the spans a search must write
+(lexically constrained decoding: Hokamp & Liu 2017, Post & Vilar 2018, here as a trie of each sentence's
+spans that each hypothesis row walks).
 
 A decoder that writes a number one digit piece at a time keeps no count of the digits it copied:
 an undertrained one writes `100` for `10`, `55` for `5`, `1777` for `1977`, and nothing tells a
@@ -11,10 +13,14 @@ times as the source has it if more. A number may still move and take the French
 form (`2:30` -> `2 h 30`, `10,000` -> `10 000`); a translation cut at its limit can lack one, which
 the number check (`Translation.missing_numbers`) reports.
 
-Each sentence's groups make a trie of digits, and each hypothesis row carries its node in it (-1:
-outside a run). It needs a vocabulary whose digit pieces are single digits (SentencePiece with
-`split_digits`); a word vocabulary, whose numbers are whole words, is searched without it. Shapes
-as in `search.py`.
+A name the corpus does not know is read as a placeholder name the model copies (text/names.py): each
+placeholder the source has is a span too, which `<eos>` waits for, but which the model may also write
+elsewhere (its pieces are words of their own, not digits that only the source's numbers may spell).
+
+Each sentence's spans make a trie over an alphabet of the digits and the placeholders' pieces, and each
+hypothesis row carries its node in it (-1: outside a run). It needs a vocabulary whose digit pieces are
+single digits (SentencePiece with `split_digits`); a word vocabulary, whose numbers are whole words, is
+searched without it. Shapes as in `search.py`; A is the alphabet's size.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from torch import Tensor
 from attention_lab.data.numbers import DIGIT_GROUP, digit_groups
 from attention_lab.data.special_tokens import EOS_ID
 from attention_lab.data.tokenizer import Codec
+from attention_lab.text.names import PLACEHOLDERS
 
 WORD_START = "▁"  # SentencePiece's mark of a piece that begins a word
 MAX_GROUPS = 62  # a sentence's groups with a bit of their own (in an int64); more share bit 62, never used up
@@ -39,13 +46,14 @@ class NumberConstraint:
     def __init__(self, children: Tensor, need: Tensor, bit: Tensor, below: Tensor, roots: Tensor, wanted: Tensor,
                  again: Tensor, limits: Tensor, digit_of: Tensor, starts_word: Tensor, mixed: Tensor,
                  width: int) -> None:
-        """children (U, 10): the node after each digit, -1 for none; need (U,): digits still to write
+        """children (U, A): the node after each symbol, -1 for none; need (U,): digits still to write
         from a node to the end of a group (0: a group ends there); bit (U,): the group that ends at a
         node, as a bit of its sentence's groups (0 for none); below (U,): the bits of the groups a
         node leads to; roots (B,): each sentence's root; wanted (B,): the bits of all its groups;
         again (B,): the bits of those that may be written more than once;
         limits (B,): its output tokens at most, so that no run is cut off unfinished; digit_of (V,):
-        each token's digit, -1 for a token without one; starts_word (V,): the piece begins a word;
+        each token's symbol (0-9 for a digit, then the placeholders), -1 for a token without one;
+        starts_word (V,): the piece begins a word;
         mixed (V,): a piece of digits and other characters, never written; `width` rows per sentence."""
         self.children, self.need, self.bit, self.below = children, need, bit, below
         self.roots, self.wanted, self.again, self.limits = roots, wanted, again, limits
@@ -57,9 +65,11 @@ class NumberConstraint:
         self.steps = 0  # tokens each row has written
 
     @classmethod
-    def build(cls, sources: Sequence[str], codec: Codec, limits: Tensor, width: int) -> NumberConstraint | None:
+    def build(cls, sources: Sequence[str], codec: Codec, limits: Tensor, width: int,
+              names: Sequence[Sequence[str]] = ()) -> NumberConstraint | None:
         """The constraint for a batch of `sources` whose outputs have at most `limits` (B,) tokens,
-        `width` rows each; None for a vocabulary whose numbers are not spelled digit by digit."""
+        `width` rows each, and that must also write the placeholders `names` (each sentence's); None for a
+        vocabulary whose numbers are not spelled digit by digit."""
         vocabulary = digit_pieces(codec)
         if vocabulary is None:
             return None
@@ -67,26 +77,27 @@ class NumberConstraint:
         ends: list[bool] = []
 
         def node() -> int:
-            children.append([-1] * 10)
+            children.append([-1] * ALPHABET)
             ends.append(False)
             return len(children) - 1
 
         roots, wanted, again, bits = [], [], [], {}
-        for source in sources:
+        for k, source in enumerate(sources):
             roots.append(node())
             wanted.append(0)
             again.append(1 << MAX_GROUPS)
             counts = Counter(DIGIT_GROUP.findall(source))
-            for index, group in enumerate(digit_groups(source)):
+            placeholders = [[10 + PLACEHOLDERS.index(name)] for name in (names[k] if names else ())]
+            for index, group in enumerate([list(map(int, g)) for g in digit_groups(source)] + placeholders):
                 at = roots[-1]
-                for digit in map(int, group):
+                for digit in group:
                     if children[at][digit] < 0:
                         children[at][digit] = node()
                     at = children[at][digit]
                 ends[at] = True
                 bits[at] = 1 << min(index, MAX_GROUPS)
                 wanted[-1] |= bits[at] if index < MAX_GROUPS else 0
-                again[-1] |= bits[at] if counts[group] > 1 else 0
+                again[-1] |= bits[at] if group[0] >= 10 or counts["".join(map(str, group))] > 1 else 0
         need, below = [0] * len(children), [0] * len(children)
         for at in reversed(range(len(children))):  # a node's children come after it
             need[at] = 0 if ends[at] else 1 + min((need[c] for c in children[at] if c >= 0), default=len(children))
@@ -96,6 +107,12 @@ class NumberConstraint:
         bit = [bits.get(at, 0) for at in range(len(children))]
         return cls(*(torch.tensor(t, device=device) for t in (children, need, bit, below, roots, wanted, again)),
                    limits, digit_of, starts_word, mixed, width)
+
+    @staticmethod
+    def takes_names(codec: Codec) -> bool:
+        """Whether `codec`'s vocabulary spells digits one by one and has each placeholder as one piece."""
+        vocabulary = digit_pieces(codec)
+        return vocabulary is not None and int((vocabulary[0] >= 10).sum()) == len(PLACEHOLDERS)
 
     def mask(self, rows: Tensor, log_probs: Tensor) -> None:
         """Set to -inf, in place, the log-probabilities (n, V) of the tokens rows `rows` (n,) may not write."""
@@ -120,9 +137,10 @@ class NumberConstraint:
         goes_on = reachable(self.children[torch.where(inside, state, root)][:, digits])  # (n, J)
         starts = reachable(self.children[root][:, digits]) & may_end[:, None]  # (n, J)
         allowed = torch.where(self.starts_word[self.digit_ids][None, :], starts, goes_on)  # (n, J)
+        allowed |= (digits >= 10)[None, :] & may_end[:, None]  # a placeholder is a word like any other
         digit_log_probs = log_probs[:, self.digit_ids].masked_fill(~allowed, float("-inf"))  # (n, J)
         # Only columns and rows are touched: no (n, V) mask is made at every step.
-        log_probs.masked_fill_((~may_end)[:, None], float("-inf"))  # inside an unfinished group: digits only
+        log_probs.masked_fill_((~may_end)[:, None], float("-inf"))  # inside an unfinished group: its symbols only
         log_probs[:, self.digit_ids] = digit_log_probs
         log_probs[:, self.mixed_ids] = float("-inf")
         wanted = self.wanted[rows // self.width]  # (n,)
@@ -141,6 +159,9 @@ class NumberConstraint:
         self.steps += 1
 
 
+ALPHABET = 10 + len(PLACEHOLDERS)  # the digits, then the placeholders' word pieces
+
+
 @functools.cache
 def digit_pieces(codec: Codec) -> tuple[Tensor, Tensor, Tensor] | None:
     """(digit_of, starts_word, mixed) (V,) each, as `NumberConstraint` takes them, for `codec`'s
@@ -149,7 +170,9 @@ def digit_pieces(codec: Codec) -> tuple[Tensor, Tensor, Tensor] | None:
     bare = [piece.removeprefix(WORD_START) for piece in pieces]
     if any(len(text) > 1 and text.isascii() and text.isdigit() for text in bare):
         return None
-    digit_of = torch.tensor([int(t) if len(t) == 1 and t in string.digits else -1 for t in bare])  # (V,)
+    symbols = {WORD_START + name: 10 + k for k, name in enumerate(PLACEHOLDERS)}
+    digit_of = torch.tensor([int(t) if len(t) == 1 and t in string.digits else symbols.get(p, -1)
+                             for p, t in zip(pieces, bare)])  # (V,)
     starts_word = torch.tensor([piece.startswith(WORD_START) for piece in pieces])  # (V,)
     mixed = torch.tensor([len(t) > 1 and any(c in string.digits for c in t) for t in bare])  # (V,)
     return digit_of, starts_word, mixed

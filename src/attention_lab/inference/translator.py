@@ -26,6 +26,7 @@ from attention_lab.inference.refusals import SourceTooLong, refuse_unreadable
 from attention_lab.inference.search import run_search
 from attention_lab.inference.search_steps import output_limits
 from attention_lab.inference.translation import Translation, joined
+from attention_lab.text.protect import placeholders
 from attention_lab.text.quotes import read
 from attention_lab.text.record import Context, Draft, Sentence
 from attention_lab.text.steps import read_lines, write
@@ -90,7 +91,9 @@ class Translator:
         whole when `search.split_sentences` is off. Raises `SourceTooLong` naming the first line over
         `search.max_source_chars`, or `NotText`, before reading any."""
         refuse_unreadable(lines, search.max_source_chars)
-        return read_lines(lines, self.tokenizer.src, search.split_sentences)
+        # Names are read as placeholders only where the search can make it write them back (text/names.py).
+        names = search.copy_numbers and NumberConstraint.takes_names(self.tokenizer.tgt)
+        return read_lines(lines, self.tokenizer.src, search.split_sentences, self.tokenizer.words if names else None)
 
     def read(self, lines: Sequence[str], search: SearchParams) -> Reading:
         """`lines` as the model reads them, checked: a refused line (`sentences`, then a sentence over
@@ -157,8 +160,8 @@ class Translator:
             src, src_len = pad([ids[i] for i in batch])
             src, src_len = src.to(self.device), src_len.to(self.device)
             limits = output_limits(src_len, search.max_len_ratio, search.max_output_pieces, search.max_len_extra)
-            numbers = (NumberConstraint.build([sentences[i].text for i in batch], tgt_codec, limits, search.beam_size)
-                       if search.copy_numbers else None)
+            numbers = (NumberConstraint.build([sentences[i].text for i in batch], tgt_codec, limits, search.beam_size,
+                                              [placeholders(sentences[i]) for i in batch]) if search.copy_numbers else None)
             decoded = run_search(self.model, src, src_len, limits, search.beam_size, search.length_penalty,
                                  coverage=search.coverage_penalty, min_len_ratio=search.min_len_ratio,
                                  keep_live=search.keep_live, forbid=forbid, deadline=deadline, maps=maps,

@@ -1,4 +1,17 @@
-"""Names the model garbled, written back as typed: `Where is Diego?` came back as `Où est Dégo ?`, `I know
+"""Names kept: a name the corpus does not know is read as a placeholder, a name the model copies, and written
+back in its place (placeholding: Crego et al. 2016, "SYSTRAN's Pure NMT", §7; Post et al. 2019, "An
+Exploration of Placeholding in NMT"); and names the model garbled written back as typed.
+
+The corpus's people are nearly all Tom and Mary, and a name it lacks reaches the model as pieces it seldom
+saw, which it dropped or garbled: `Mr. Fischer repairs old clocks.` came back as `M. Remplissez les horloges
+d'horloges.`, `Emma and Lucas are cousins.` as `Emma et Lu sont cousines.` A run of capitalised words (a
+word of the English the model trained on only after a title: `Mr. Hill`), not a nationality (`Nigerian`), is
+read as `Tom`, then `Mary`, then `John` (those the sentence does not have), which the search must write
+(inference/number_constraint.py), and each is written back as the run typed, French elision before a vowel
+included (`d'Emma`). The title before it is the model's to translate (`M. Fischer`); a name the corpus
+knows (`London` -> `Londres`, `Diego`) too.
+
+Names the model garbled, written back as typed: `Where is Diego?` came back as `Où est Dégo ?`, `I know
 Jones is in.` as `Je sais que jones est là.`
 
 The corpus's people are nearly all Tom and Mary, and renamed training pairs (data/name_augmentation.py)
@@ -24,10 +37,59 @@ import numpy as np
 
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.data.tokenizer import Codec
-from attention_lab.text.casing import OPENERS
+from attention_lab.text.casing import OPENERS, TITLES
 from attention_lab.text.symbols import CLOSING, output_word_of
 
 LIKENESS = 0.5
+PLACEHOLDERS = ("Tom", "Mary", "John")  # the corpus's names the model copies best, each one piece
+# A capitalised word (a hyphenated one too), its possessive apart: `Hannah's`, `Jean-Luc`.
+_CAPITALISED = re.compile(r"(?<![\w'’./@-])(?P<core>[^\W\d_][^\W\d_]*(?:-[^\W\d_]+)*)(?P<tail>['’]s)?(?![\w'’@/-]|\.\w)")
+_NATIONALITY = re.compile(r".{4,}(?:ian|ean|ese|ish)")  # `Nigerian`, `Sudanese`; not `Julian`
+_ELIDING = re.compile(r"\b(?P<word>[dDlLjJmMtTsSnN]e|[qQ]ue|[lL]a) $")  # `de Emma` -> `d'Emma`
+_VOWELS = "AEIOUYÀÂÉÈÊËÎÏÔÛÙÜ"
+
+
+def _is_name(core: str, after_title: bool, known: frozenset[str]) -> bool:
+    parts = core.split("-")
+    return all(p[:1].isupper() and p[1:].islower() for p in parts) and core not in PLACEHOLDERS and \
+        (after_title or (core.lower() not in known and _NATIONALITY.fullmatch(core) is None))
+
+
+def placeheld(sentence: str, words: CorpusWords) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """`sentence` with each run of names the corpus does not know read as a placeholder, and the
+    (placeholder, name) pairs in order; as it is beyond the placeholders the sentence lacks."""
+    free = [p for p in PLACEHOLDERS if not re.search(rf"\b{p}\b", sentence)]
+    spans: list[list[int]] = []  # [start, end] of each run
+    for match in _CAPITALISED.finditer(sentence):
+        before = sentence[: match.start()].split()
+        title = bool(before) and before[-1].lower().rstrip(".") in TITLES
+        if not _is_name(match["core"], title, words.source):
+            continue
+        if spans and sentence[spans[-1][1] : match.start()] == " " and not sentence[spans[-1][1] - 2 : spans[-1][1]] == "'s":
+            spans[-1][1] = match.start() + len(match["core"])  # a run: `Hannah Okafor`
+        else:
+            spans.append([match.start(), match.start() + len(match["core"])])
+    pairs, out, end = [], [], 0
+    for (start, stop), placeholder in zip(spans, free):
+        out += [sentence[end:start], placeholder]
+        pairs.append((placeholder, sentence[start:stop]))
+        end = stop
+    return "".join(out) + sentence[end:], tuple(pairs)
+
+
+def names_back(translation: str, pairs: tuple[tuple[str, str], ...]) -> str:
+    """`translation` with each placeholder's first whole-word occurrence written as the name it holds,
+    elided before a vowel (`de Emma` -> `d'Emma`)."""
+    for placeholder, name in pairs:
+        match = re.search(rf"(?<![\w-]){placeholder}(?![\w-])", translation)
+        if match is None:
+            continue
+        head = translation[: match.start()]
+        elided = _ELIDING.search(head) if name[0] in _VOWELS else None
+        if elided:
+            head = head[: elided.start()] + elided["word"][:-1] + "'"
+        translation = head + name + translation[match.end() :]
+    return translation
 _OUTPUT_WORD = re.compile(r"(?P<head>(?:[^\W\d_]')?)(?P<core>[^\W\d_]+)(?P<tail>\W*)")  # `d'Dégo,`
 _MARKS = OPENERS + CLOSING + "”’"  # around a source word: `"Diego,"`, `(Diego)`
 

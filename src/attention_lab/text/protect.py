@@ -16,7 +16,7 @@ from functools import partial
 import numpy as np
 
 from attention_lab.data.special_tokens import UNK
-from attention_lab.text.names import names_written, renamed
+from attention_lab.text.names import names_back, names_written, placeheld, renamed
 from attention_lab.text.number_forms import french_numbers, french_ordinals
 from attention_lab.text.quotes import outside_quotes
 from attention_lab.text.record import Context, Draft, Sentence
@@ -33,18 +33,25 @@ class Protect:
     name = "protect"
 
     def read(self, sentence: Sentence, context: Context) -> Sentence:
-        text, carried = take_out(sentence.text, outside_quotes(context.src.reads))
+        # Names first: one the model cannot read a letter of (`Łukasz`) is then held whole.
+        text, names = placeheld(sentence.text, context.words) if context.words else (sentence.text, ())
+        text, carried = take_out(text, outside_quotes(context.src.reads))
         if not any(char.isalnum() for char in text):
-            text, carried = "", (Carried(sentence.text, None, False, False),)
-        return sentence.read(self, text, carried)
+            text, carried, names = "", (Carried(sentence.text, None, False, False),), ()
+        return sentence.read(self, text, (carried, names))
 
     def write(self, draft: Draft, sentence: Sentence, context: Context) -> Draft:
-        carried, source, tgt = sentence.record[self.name], sentence.text, context.tgt
+        (carried, placeholders), source, tgt = sentence.record[self.name], sentence.text, context.tgt
         names = (names_written(source, draft.pieces, draft.attention, context.src, tgt, context.words)
                  if context.words and draft.pieces else {})
         text = put_back(carried, source, draft.pieces, draft.attention, context.src, tgt,
                         partial(as_written, source=source, names=names))
-        return replace(draft, text=text, kept=tuple(run.text for run in carried))
+        return replace(draft, text=names_back(text, placeholders), kept=tuple(run.text for run in carried))
+
+
+def placeholders(sentence: Sentence) -> list[str]:
+    """The placeholders `sentence` was read with (text/names.py): spans the search must write."""
+    return [placeholder for placeholder, _ in sentence.record[Protect.name][1]]
 
 
 def replace_unknown(pieces: list[str], attention: np.ndarray, surface: list[str]) -> list[str]:

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from attention_lab.data.cleaning import clean
+from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.data.tokenizer import Codec
 from attention_lab.text.casing import Truecase
 from attention_lab.text.end_mark import EndMark, EndRun
@@ -40,10 +41,11 @@ from attention_lab.text.sentences import split
 STEPS: tuple[Step, ...] = (Truecase(), EndRun(), Typography(), Normalize(), Protect(), EndMark(), Repair(), Unknowns())
 
 
-def read_lines(lines: Sequence[str], src: Codec, split_sentences: bool = True) -> list[Sentence]:
+def read_lines(lines: Sequence[str], src: Codec, split_sentences: bool = True,
+               words: CorpusWords | None = None) -> list[Sentence]:
     """The sentences of `lines` in order (each line whole without `split_sentences`), each read by every
-    step as the model reads it with the source vocabulary `src`."""
-    context, found = Context(src), []
+    step as the model reads it with the source vocabulary `src` and the training text's `words`."""
+    context, found = Context(src, words=words), []
     for i, line in enumerate(lines):
         # Cleaned first: `5<no-break space>€` is `5 €`, and the segmenter never sees a space it would cut
         # inside. Quotes paired over the line: one may hold several (`"Hi. How are you?" he asked.`).
