@@ -3,8 +3,11 @@ the rule, called directly, on what was typed; what it gave then (the misfire; fo
 reading kept, the same as now) and what it gives now."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from attention_lab.inference.currency import with_currency_names
+from attention_lab.inference.number_forms import read_times
 from attention_lab.inference.units import with_unit_names
 
 
@@ -30,9 +33,38 @@ MISFIRES = [  # rule, typed, then, now
     pytest.param(with_unit_names, "He is 6 ft. tall.", "He is 6 feet. tall.", "He is 6 feet tall.", id="ft-period"),
     pytest.param(with_unit_names, "He is 6 ft. Tom is 5 ft.", "He is 6 feet. Tom is 5 feet.",
                  "He is 6 feet. Tom is 5 feet.", id="ft-end"),
+    # 2: a time with a dot where the sentence says it is one, a price's decimal where it says so (number_forms)
+    pytest.param(read_times, "The shop opens at 9.30 on Sundays.", "The shop opens at 9.30 on Sundays.",
+                 "The shop opens at 9:30 on Sundays.", id="opens-on-sundays"),
+    pytest.param(read_times, "It is open from 9.30 to 5.30.", "It is open from 9.30 to 5.30.",
+                 "It is open from 9:30 to 5:30.", id="from-to"),
+    pytest.param(read_times, "It opens at 9.30 and closes at 5.30.", "It opens at 9.30 and closes at 5:30.",
+                 "It opens at 9:30 and closes at 5:30.", id="schedule-verb"),
+    pytest.param(read_times, "The euro closed at 1.08.", "The euro closed at 1:08.", "The euro closed at 1.08.",
+                 id="euro-closed"),
+    pytest.param(read_times, "Prices rose from 1.25 to 1.50.", "Prices rose from 1.25 to 1.50.",
+                 "Prices rose from 1.25 to 1.50.", id="price-range"),
+    pytest.param(read_times, "Shares fell at 9.30 am.", "Shares fell at 9:30 am.", "Shares fell at 9:30 am.",
+                 id="am-whatever"),
 ]
 
 
 @pytest.mark.parametrize("rule, typed, then, now", MISFIRES)
 def test_misfire(rule, typed, then, now):
     assert rule(typed) == now
+
+
+clocks = st.tuples(st.integers(0, 23), st.integers(0, 59)).map(lambda hm: f"{hm[0]}.{hm[1]:02}")
+
+
+@given(clocks, clocks)
+def test_every_valid_time_with_a_times_evidence_is_read_as_a_time(start, end):
+    colon = lambda clock: clock.replace(".", ":")  # noqa: E731
+    assert read_times(f"The shop opens at {start} on Sundays.") == f"The shop opens at {colon(start)} on Sundays."
+    assert read_times(f"We work from {start} to {end}.") == f"We work from {colon(start)} to {colon(end)}."
+
+
+@given(clocks, st.sampled_from(["euro", "dollar", "price", "rate", "stock"]))
+def test_every_decimal_of_a_price_stays_a_decimal(decimal, word):
+    sentence = f"The {word} closed at {decimal}."
+    assert read_times(sentence) == sentence

@@ -15,11 +15,14 @@ French as `2 000`); a number inside a word or an address is not one (`v2.5`, `ex
 a chain of dots (`1.2.3`, `192.168.1.1`), which the translation carries as written (text/symbols.py).
 
 A time written with a dot (`at 10.30`, as British English writes it) is no decimal: the model, which
-learnt times as `10:30`, reads it so where the hour and minutes are a time's, after `at`, `until`,
-`till`, `before`, `after` or `around`, and before the sentence's end or a word of time (`p.m.`,
-`tomorrow`): `I go to bed at 10.30.` reads `I go to bed at 10:30.`, and comes back as `à 10 h 30`.
-`It sold at 10.30 dollars.` and `It is at 0.50 and rising.` keep their decimal; `I sold it at 2.50.`
-reads as a time, as `at 10.30.` does: nothing in the sentence tells them apart.
+learnt times as `10:30`, reads it so where the hour and minutes are a time's and the sentence says it
+is one: `a.m.`, `pm` or `o'clock` after it; or, in a sentence with no word of money or prices (`euro`,
+`dollars`, `price`, `sold`: `The euro closed at 1.08.` keeps its decimal), a range of two times (`from
+9.30 to 5.30`), or `at`, `until`, `till`, `before`, `after` or `around` before it and, after it, the
+sentence's end or a word of time (`tomorrow`, `on Sundays`), or a verb of schedule before `at` (`opens
+at 9.30`). `I go to bed at 10.30.` reads `I go to bed at 10:30.`, and comes back as `à 10 h 30`. `It is
+at 0.50 and rising.` keeps its decimal; `I go at 2.50.` reads as a time, as `at 10.30.` does: nothing in
+the sentence tells them apart.
 
 An ordinal in digits ends as French abbreviates it, and as the corpus's French does (10 times `e`, 3
 times `er`, no other ending): `4e`, `1er`, `1re`. The model also wrote `4ième` and `2ème`, and the first
@@ -39,15 +42,19 @@ ENGLISH = re.compile(rf"{_ALONE}(?:[0-9]{{1,3}}(?:,[0-9]{{3}})+(?:\.[0-9]+)?|[0-
 # In a translation, digit groups with separators between them: `.` with or without a space after it,
 # `,` without (`1, 2` is a list), a space (no-break ones included).
 WRITTEN = re.compile(r"(?<![\w.,])[0-9]+(?:(?:\. ?|,|[ \u00a0\u202f])[0-9]+)*")
-# After the time, before the sentence's end, a clause's or a word of time: not `and`, `in` or `on`,
-# which a price may take too (`at 0.50 and rising`, `at 1.25 in May`).
-_TIME_WORDS = (r"a\.m\.|p\.m\.|am|pm|o'clock|sharp|tomorrow|today|tonight"
-               r"|in\ the\ (?:morning|afternoon|evening)|every\ (?:day|morning|evening|night)")
-TIME = re.compile(rf"""
-    (?P<word>\b(?i:at|until|till|before|after|around)\ )
-    (?P<hours>[01]?[0-9]|2[0-3])\.(?P<minutes>[0-5][0-9])
-    (?=[.!?,;:]?$|[,;:!?]|\.\ |\ (?i:{_TIME_WORDS})(?!\w))
-""", re.VERBOSE)
+_CLOCK = r"(?:[01]?[0-9]|2[0-3])\.[0-5][0-9](?![0-9]|[.,][0-9])"  # `10.30`, not `10.305` or `10.30.5`
+CLOCK = re.compile(rf"(?<![\w.,]){_CLOCK}")
+SAID = re.compile(r" ?(?i:a\.m\.|p\.m\.|am|pm|o'clock)(?!\w)")  # after it: a time, whatever the sentence
+MONEY = re.compile(r"\b(?i:dollars?|euros?|pounds?|yen|cents?|pence|prices?|priced|costs?|rates?|shares?|stocks?"
+                   r"|sold|sells?|paid|pays?|bought|buys?|worth)\b")
+RANGE = re.compile(rf"\b(?i:from|between) (?P<start>{_CLOCK}) (?i:to|and|till|until) (?P<end>{_CLOCK})")
+AT = re.compile(r"\b(?i:at|until|till|before|after|around) $")
+SCHEDULE = re.compile(r"\b(?i:opens?|opened|closes?|closed|starts?|started|begins?|began|ends?|ended|leaves?|left"
+                      r"|arrives?|arrived|departs?|departed) at $")
+# After the time, the sentence's end, a clause's or a word of time: not `and`, `in` or `on May`, which a
+# price may take too (`at 0.50 and rising`, `at 1.25 in May`).
+AFTER = re.compile(r"[.!?,;:]?$|[,;:!?]|\. | (?i:sharp|tomorrow|today|tonight|in the (?:morning|afternoon|evening)"
+                   r"|every (?:day|morning|evening|night)|on \w*days?)(?!\w)")
 
 ORDINAL = re.compile(r"(?<![\w.,/])(?:(?P<first>1)(?P<first_ending>i?[eè]re|ier)|(?P<number>[0-9]+)i?[eè]me)"
                      r"(?P<plural>s?)\b")
@@ -56,7 +63,15 @@ FIRST_OF_MONTH = re.compile(rf"(?<![\w.,/])1(?= (?i:{FRENCH_MONTH_NAMES})\b)")
 
 def read_times(sentence: str) -> str:
     """`sentence` with each time written with a dot (`at 10.30`) written with a colon, as the corpus does."""
-    return TIME.sub(lambda match: f"{match['word']}{match['hours']}:{match['minutes']}", sentence)
+    money, ranged = MONEY.search(sentence), {m.start(k) for m in RANGE.finditer(sentence) for k in ("start", "end")}
+
+    def read(match: re.Match) -> str:
+        before, after = sentence[: match.start()], sentence[match.end() :]
+        timed = SAID.match(after) or not money and (
+            match.start() in ranged or SCHEDULE.search(before) or AT.search(before) and AFTER.match(after))
+        return match.group().replace(".", ":") if timed else match.group()
+
+    return CLOCK.sub(read, sentence)
 
 
 def french_form(number: str) -> str:
