@@ -2,18 +2,31 @@
 the rule, called directly, on what was typed; what it gave then (the misfire; for a row that guards a
 reading kept, the same as now) and what it gives now."""
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from test_symbols import Words
 
 from attention_lab.inference.currency import with_currency_names
 from attention_lab.inference.number_forms import read_times
+from attention_lab.inference.symbols import put_back, take_out
 from attention_lab.inference.units import with_unit_names
 
 
 def amounts_and_units(sentence: str) -> str:
     """As inference/reading.py reads them: the currency first, then the units."""
     return with_unit_names(with_currency_names(sentence))
+
+
+def signed(pair: tuple[str, str]) -> str:
+    """The output of a (source, output) pair (the translation of the source without its signs, a piece
+    a word) with the minus signs of the source put back, attention spread evenly."""
+    source, output = pair
+    text, runs = take_out(source, lambda char: True)
+    codec, pieces = Words(), output.split()
+    attention = np.full((len(pieces), len(text.split()) + 1), 1.0)  # (T, S)
+    return put_back(runs, text, pieces, attention, codec, codec)
 
 
 MISFIRES = [  # rule, typed, then, now
@@ -46,6 +59,13 @@ MISFIRES = [  # rule, typed, then, now
                  "Prices rose from 1.25 to 1.50.", id="price-range"),
     pytest.param(read_times, "Shares fell at 9.30 am.", "Shares fell at 9:30 am.", "Shares fell at 9:30 am.",
                  id="am-whatever"),
+    # 3: a minus sign goes back on the number it was typed against, in the source's order (symbols)
+    pytest.param(signed, ("Temperatures range from 5 to -5.", "Les températures vont de 5 à 5."),
+                 "Les températures vont de -5 à 5.", "Les températures vont de 5 à -5.", id="from-5-to-minus-5"),
+    pytest.param(signed, ("It went from -5 to 5.", "Il est passé de 5 à 5."), "Il est passé de -5 à 5.",
+                 "Il est passé de -5 à 5.", id="from-minus-5-to-5"),
+    pytest.param(signed, ("From -5 to -5.", "De 5 à 5."), "De --5 à 5.", "De -5 à -5.", id="both-signed"),
+    pytest.param(signed, ("From 5 to 5 to -5.", "De 5 à 5."), "De -5 à 5.", "De 5 à -5.", id="fewer-in-output"),
 ]
 
 
@@ -68,3 +88,10 @@ def test_every_valid_time_with_a_times_evidence_is_read_as_a_time(start, end):
 def test_every_decimal_of_a_price_stays_a_decimal(decimal, word):
     sentence = f"The {word} closed at {decimal}."
     assert read_times(sentence) == sentence
+
+
+@given(st.integers(1, 99), st.integers(1, 99), st.booleans(), st.booleans())
+def test_each_minus_sign_goes_back_on_its_own_number(a, b, a_signed, b_signed):
+    typed = lambda n, minus: f"-{n}" if minus else str(n)  # noqa: E731
+    assert signed((f"From {typed(a, a_signed)} to {typed(b, b_signed)}.", f"De {a} à {b}.")) == (
+        f"De {typed(a, a_signed)} à {typed(b, b_signed)}.")

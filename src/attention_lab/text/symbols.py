@@ -34,9 +34,9 @@ Where it goes back (W = the words of the translation, split at spaces):
 The output word of a source word is that of the output piece whose attention (the (T, S) average) sums
 most over the word's pieces; when the pieces of the words cannot be told apart it goes by relative
 position. A run touching the start of a number (a minus sign) goes against the output word that begins
-with that number, which the search writes whole, wherever attention points. Taking the runs out of
-the result (each with the space before it, if any) gives back the translation of the sentence without
-them.
+with that number, which the search writes whole, wherever attention points (the n-th such word for the
+source's n-th word with that number: `from 5 to -5`). Taking the runs out of the result (each with the
+space before it, if any) gives back the translation of the sentence without them.
 """
 
 from __future__ import annotations
@@ -161,16 +161,19 @@ def output_word_of(source: str, pieces: Sequence[str], attention: np.ndarray, sr
     return word_of
 
 
-def number_word(source_word: str, words: Sequence[str]) -> int | None:
+def number_word(source_word: str, words: Sequence[str], before: Sequence[str] = ()) -> int | None:
     """The first of `words` that begins with the number `source_word` begins with (its first digit
-    group, whole: `5` is not `50`); None when `source_word` begins with no digit or no word has it.
+    group, whole: `5` is not `50`), or the n-th where n - 1 of the source's words `before` it begin
+    with it too (the last when fewer); None when `source_word` begins with no digit or no word has it.
     A minus sign goes back there: the search writes the number's digits (inference/number_constraint.py)
-    where attention may not point (`It's -5 degrees Celsius outside.` came back as `-C'est 5 degrés.`)."""
+    where attention may not point (`It's -5 degrees Celsius outside.` came back as `-C'est 5 degrés.`),
+    and in the source's order (`from 5 to -5`: `de 5 à -5`, not `de -5 à 5`)."""
     first = re.match(r"[0-9]+", source_word)
     if first is None:
         return None
     starts = re.compile(rf"[^\w]*{first.group()}(?![0-9])")
-    return next((i for i, word in enumerate(words) if starts.match(word)), None)
+    found = [i for i, word in enumerate(words) if starts.match(word)]
+    return found[min(sum(bool(starts.match(word)) for word in before), len(found) - 1)] if found else None
 
 
 def put_back(carried: Sequence[Carried], source: str, pieces: Sequence[str], attention: np.ndarray, src: Codec,
@@ -193,7 +196,8 @@ def put_back(carried: Sequence[Carried], source: str, pieces: Sequence[str], att
         if run.word is None:
             edges[run.after].append(run.text)
             continue
-        number = number_word(source_text_words[run.word], words) if run.attached and not run.after else None
+        number = (number_word(source_text_words[run.word], words, source_text_words[: run.word])
+                  if run.attached and not run.after else None)
         if number is not None:
             target = number
         elif word_of is not None:
