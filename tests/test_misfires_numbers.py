@@ -29,6 +29,12 @@ def signed(pair: tuple[str, str]) -> str:
     return put_back(runs, text, pieces, attention, codec, codec)
 
 
+def carried(sentence: str) -> str:
+    """What the model reads of `sentence`, then each carried run in brackets."""
+    text, runs = take_out(sentence, lambda char: True)
+    return " ".join([text, *(f"[{run.text}]" for run in runs)])
+
+
 MISFIRES = [  # rule, typed, then, now
     # 1: an amount's `m` is its scale; `5g` alone the network; a unit's period no end mark (currency, units)
     pytest.param(amounts_and_units, "It cost 2m euros.", "It cost 2 meters euros.", "It cost 2 million euros.",
@@ -66,6 +72,13 @@ MISFIRES = [  # rule, typed, then, now
                  "Il est passé de -5 à 5.", id="from-minus-5-to-5"),
     pytest.param(signed, ("From -5 to -5.", "De 5 à 5."), "De --5 à 5.", "De -5 à -5.", id="both-signed"),
     pytest.param(signed, ("From 5 to 5 to -5.", "De 5 à 5."), "De -5 à 5.", "De 5 à -5.", id="fewer-in-output"),
+    # 4: a range of amounts takes the currency's name once, and is carried as typed (currency, symbols)
+    pytest.param(with_currency_names, "It costs $5-10.", "It costs 5 dollars-10.", "It costs 5-10 dollars.",
+                 id="dollar-range"),
+    pytest.param(with_currency_names, "It costs $5-$10.", "It costs 5 dollars-10 dollars.", "It costs 5-10 dollars.",
+                 id="dollar-range-signed"),
+    pytest.param(carried, "It costs 5-10 dollars.", "It costs dollars. [5-10]", "It costs dollars. [5-10]",
+                 id="range-carried"),
 ]
 
 

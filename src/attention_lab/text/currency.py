@@ -5,12 +5,13 @@ model drops a sign or garbles it: `I paid $20 for this shirt.` came back as `J'a
 chemise.` and `It costs 5 €.` as `Ça coûte 5 à l'estomac.`, while `20 dollars` and `5 euros` come back
 right. Measured in docs/trust.md.
 
-A sign is read only against a number, before it (`$20`, `$ 20`, `$5 million`) or after it (`5€`, `5 €`),
-and not inside a word or an address (`US$5`, `example.com/?p=$5` are left as written). An amount's `m`
-or `bn` (`£2m`, `2m euros`, `$3bn`) is its scale, as the press writes it, not a unit (inference/units.py
-read `2m euros` as `2 meters euros`). The number keeps its digits, so the number constraint
-(inference/number_constraint.py) still copies them. The sentence is cleaned first (data/cleaning.py): a
-no-break space before `€` is a space.
+A sign is read only against a number, before it (`$20`, `$ 20`, `$5 million`, `$5-10`) or after it (`5€`,
+`5 €`), and not inside a word or an address (`US$5`, `example.com/?p=$5` are left as written). A range
+takes the name once, after it (`$5-10`, `$5-$10`: `5-10 dollars`, which `5 dollars-10` was not). An
+amount's `m` or `bn` (`£2m`, `2m euros`, `$3bn`) is its scale, as the press writes it, not a unit
+(inference/units.py read `2m euros` as `2 meters euros`). The number keeps its digits, so the number
+constraint (inference/number_constraint.py) still copies them. The sentence is cleaned first
+(data/cleaning.py): a no-break space before `€` is a space.
 """
 
 from __future__ import annotations
@@ -23,17 +24,18 @@ NAMES = {"$": ("dollar", "dollars"), "€": ("euro", "euros"), "£": ("pound", "
 SHORT = {"m": " million", "M": " million", "bn": " billion"}
 _SCALE = r"(?: (?i:hundred|thousand|million|billion|trillion)\b|m|M|bn)?"
 AMOUNT = re.compile(
-    rf"(?<![\w$€£¥/=?&#])(?P<sign>[$€£¥]) ?(?P<number>{TYPED_NUMBER})(?P<scale>{_SCALE})(?![\w$€£¥])"
+    rf"(?<![\w$€£¥/=?&#])(?P<sign>[$€£¥]) ?(?P<number>{TYPED_NUMBER}(?:-[$€£¥]?{TYPED_NUMBER})?)"
+    rf"(?P<scale>{_SCALE})(?![\w$€£¥])"
     rf"|(?<![\w.,$€£¥/=?&#])(?P<number_first>{TYPED_NUMBER})(?:(?P<short>m|M|bn)? ?(?P<sign_after>[$€£¥])"
     rf"(?![\w$€£¥])|(?P<named>m|M|bn)(?= (?i:dollars|euros|pounds|yen)\b))")
 
 
 def with_currency_names(sentence: str) -> str:
-    """`sentence` with each amount's currency sign replaced by the currency's name after the amount,
-    and an amount's `m` or `bn` by its scale's name."""
+    """`sentence` with each amount's currency sign replaced by the currency's name after the amount
+    (a range's after the range), and an amount's `m` or `bn` by its scale's name."""
 
     def named(match: re.Match) -> str:
-        number = match["number"] or match["number_first"]
+        number = re.sub("[$€£¥]", "", match["number"] or match["number_first"])  # `$5-$10` is `5-10`
         scale = match["scale"] or match["short"] or match["named"] or ""
         scale = SHORT.get(scale, scale.lower())  # `$5 Million`, `£2m`: `5 million dollars`, `2 million pounds`
         if match["named"]:
