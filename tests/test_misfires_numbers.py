@@ -4,12 +4,16 @@ reading kept, the same as now) and what it gives now."""
 
 import numpy as np
 import pytest
+import torch
 from hypothesis import given
 from hypothesis import strategies as st
+from test_number_constraint import PIECES, Pieces, allowed
 from test_symbols import Words
 
+from attention_lab.data.numbers import number_groups
 from attention_lab.inference.currency import with_currency_names
-from attention_lab.inference.number_forms import read_times
+from attention_lab.inference.number_constraint import NumberConstraint
+from attention_lab.inference.number_forms import french_numbers, read_times
 from attention_lab.inference.symbols import put_back, take_out
 from attention_lab.inference.units import with_unit_names
 
@@ -33,6 +37,11 @@ def carried(sentence: str) -> str:
     """What the model reads of `sentence`, then each carried run in brackets."""
     text, runs = take_out(sentence, lambda char: True)
     return " ".join([text, *(f"[{run.text}]" for run in runs)])
+
+
+def french(pair: tuple[str, str]) -> str:
+    """The output of an (output, source) pair with the source's numbers in French form."""
+    return french_numbers(*pair)
 
 
 MISFIRES = [  # rule, typed, then, now
@@ -79,6 +88,14 @@ MISFIRES = [  # rule, typed, then, now
                  id="dollar-range-signed"),
     pytest.param(carried, "It costs 5-10 dollars.", "It costs dollars. [5-10]", "It costs dollars. [5-10]",
                  id="range-carried"),
+    # 5: thousands in French form, written whole (number_forms, numbers)
+    pytest.param(french, ("Ça coûte 2,500, 000 dollars.", "It costs 2,500,000 dollars."),
+                 "Ça coûte 2,500, 000 dollars.", "Ça coûte 2 500 000 dollars.", id="thousands-comma-space"),
+    pytest.param(number_groups, "2,500,000 people paid 1,299.99 for 2000 items.",
+                 ["2", "500", "000", "1", "299", "99", "2000"], ["2500000", "1", "299", "99", "2000"],
+                 id="thousands-one-group"),
+    pytest.param(french, ("La ville a 2500000 habitants.", "The city has 2,500,000 inhabitants."),
+                 "La ville a 2500000 habitants.", "La ville a 2 500 000 habitants.", id="thousands-written-whole"),
 ]
 
 
@@ -108,3 +125,19 @@ def test_each_minus_sign_goes_back_on_its_own_number(a, b, a_signed, b_signed):
     typed = lambda n, minus: f"-{n}" if minus else str(n)  # noqa: E731
     assert signed((f"From {typed(a, a_signed)} to {typed(b, b_signed)}.", f"De {a} à {b}.")) == (
         f"De {typed(a, a_signed)} à {typed(b, b_signed)}.")
+
+
+def test_a_thousands_number_is_one_group_to_the_number_constraint():
+    """Written group by group, `2,500,000` came back as `2 octobre 000e`: once begun, it is written whole."""
+    constraint = NumberConstraint.build(["It has 2,500,000 people."], Pieces(), torch.tensor([20]), 1)
+    digits = {piece for piece in PIECES if piece.strip("▁").isdigit()}
+    assert allowed(constraint, 0) & digits == {"▁2", "2"}
+    constraint.advance(torch.tensor([0]), torch.tensor([PIECES.index("▁2")]))
+    assert allowed(constraint, 0) == {"5"}  # not `,`, not the end of the number
+
+
+@given(st.integers(1000, 10**12))
+def test_every_thousands_number_comes_back_in_french_form_however_it_is_written(number):
+    english, french_form = f"{number:,}", f"{number:,}".replace(",", " ")
+    for written in (str(number), english, english.replace(",", ", "), french_form):
+        assert french_numbers(f"Il a {written} livres.", f"He has {english} books.") == f"Il a {french_form} livres."

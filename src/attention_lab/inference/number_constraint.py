@@ -9,9 +9,10 @@ reader. With this constraint a translation writes digits only as the digit group
 (any other token, `<eos>` included) only where a group is complete; a source without digits gets
 none in its translation. Nor is a number left out or repeated: `<eos>` waits until every group
 has been written (as long as the output limit leaves room), and a group is written once, as many
-times as the source has it if more. A number may still move and take the French
-form (`2:30` -> `2 h 30`, `10,000` -> `10 000`); a translation cut at its limit can lack one, which
-the number check (`Translation.missing_numbers`) reports.
+times as the source has it if more. A whole number with commas between thousands is one group
+(`data.numbers.number_groups`: `10,000` is written `10000`, whole, and comes back as `10 000`,
+inference/number_forms.py). A number may still move and take the French form (`2:30` -> `2 h 30`); a
+translation cut at its limit can lack one, which the number check (`Translation.missing_numbers`) reports.
 
 A name the corpus does not know is read as a placeholder name the model copies (text/names.py): each
 placeholder the source has is a span too, which `<eos>` waits for, but which the model may also write
@@ -33,7 +34,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from attention_lab.data.numbers import DIGIT_GROUP, digit_groups
+from attention_lab.data.numbers import number_groups
 from attention_lab.data.special_tokens import EOS_ID
 from attention_lab.data.tokenizer import Codec
 from attention_lab.text.names import PLACEHOLDERS
@@ -86,9 +87,10 @@ class NumberConstraint:
             roots.append(node())
             wanted.append(0)
             again.append(1 << MAX_GROUPS)
-            counts = Counter(DIGIT_GROUP.findall(source))
+            groups = number_groups(source)
+            counts = Counter(groups)
             placeholders = [[10 + PLACEHOLDERS.index(name)] for name in (names[k] if names else ())]
-            for index, group in enumerate([list(map(int, g)) for g in digit_groups(source)] + placeholders):
+            for index, group in enumerate([list(map(int, g)) for g in dict.fromkeys(groups)] + placeholders):
                 at = roots[-1]
                 for digit in group:
                     if children[at][digit] < 0:

@@ -6,9 +6,11 @@ The corpus has a decimal point in 11 of its 167,130 English lines, and its Frenc
 French separates them: `2.5 cups` came back as `2.5 tasses` and `$1,299.99` as `1,299. 99 dollars`.
 So the digits the model wrote stay, and only what separates them is rewritten: where the translation
 writes a source number's digit groups (data/numbers.py) in their order, with nothing but separators
-between them (`1,299. 99`, `1 299.99`; not `, `, which lists: `1, 2`), they become the French form of
-that number. A group written apart or a number the model merged (`1299,99`: one group where the source
-has two) is left as written.
+between them (`1,299. 99`, `1 299.99`, `2,500, 000`; not `, ` before other than three digits, which
+lists: `1, 2`), they become the French form of that number; so does a whole number with commas between
+thousands written as the search writes it, one group (`2500000` for `2,500,000`: data.numbers.number_groups).
+A group written apart or a number the model merged otherwise (`1299,99`: one group where the source has
+two) is left as written.
 
 A source number is English when it has a decimal point or commas between thousands (`2,000`, read in
 French as `2 000`); a number inside a word or an address is not one (`v2.5`, `example.com/1.5`), nor is
@@ -34,14 +36,14 @@ from __future__ import annotations
 import re
 
 from attention_lab.data.calendar_names import FRENCH_MONTH_NAMES
-from attention_lab.data.numbers import DIGIT_GROUP
+from attention_lab.data.numbers import DIGIT_GROUP, number_groups
 
 _ALONE = r"(?<![\w.,/])"  # a number starts a word: not `v2.5`, not the `5.5` of `1.5.5`
 _ENDS = r"(?![\w@]|[.,][0-9])"  # ... and ends one (a range's `-` may follow: `2.5-3.5`)
 ENGLISH = re.compile(rf"{_ALONE}(?:[0-9]{{1,3}}(?:,[0-9]{{3}})+(?:\.[0-9]+)?|[0-9]+\.[0-9]+){_ENDS}")
 # In a translation, digit groups with separators between them: `.` with or without a space after it,
-# `,` without (`1, 2` is a list), a space (no-break ones included).
-WRITTEN = re.compile(r"(?<![\w.,])[0-9]+(?:(?:\. ?|,|[ \u00a0\u202f])[0-9]+)*")
+# `,` without (`1, 2` is a list) or before a thousands group (`2,500, 000`), a space (no-break ones included).
+WRITTEN = re.compile(r"(?<![\w.,])[0-9]+(?:(?:\. ?|,(?: (?=[0-9]{3}(?![0-9])))?|[ \u00a0\u202f])[0-9]+)*")
 _CLOCK = r"(?:[01]?[0-9]|2[0-3])\.[0-5][0-9](?![0-9]|[.,][0-9])"  # `10.30`, not `10.305` or `10.30.5`
 CLOCK = re.compile(rf"(?<![\w.,]){_CLOCK}")
 SAID = re.compile(r" ?(?i:a\.m\.|p\.m\.|am|pm|o'clock)(?!\w)")  # after it: a time, whatever the sentence
@@ -92,11 +94,14 @@ def french_ordinals(translation: str) -> str:
 
 def french_numbers(translation: str, source: str) -> str:
     """`translation` with each run of digit groups that is one of `source`'s English numbers, group for
-    group, in that number's French form; in a run of several (`2.5 3.5`), the longest from the left.
+    group (a whole number with thousands commas: its digits in one group too), in that number's French
+    form; in a run of several (`2.5 3.5`), the longest from the left.
     Numbers with the same groups (`1.500` and `1,500`) are taken in the source's order."""
     forms: dict[tuple[str, ...], list[str]] = {}
     for number in ENGLISH.findall(source):
-        forms.setdefault(tuple(DIGIT_GROUP.findall(number)), []).append(french_form(number))
+        # `2,500,000` as the search writes it too: `2500000` (data.numbers.number_groups)
+        for groups in {tuple(DIGIT_GROUP.findall(number)), tuple(number_groups(number))}:
+            forms.setdefault(groups, []).append(french_form(number))
     longest, used = max(map(len, forms), default=0), dict.fromkeys(forms, 0)
 
     def form(groups: tuple[str, ...]) -> str:
