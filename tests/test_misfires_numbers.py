@@ -88,7 +88,7 @@ MISFIRES = [  # rule, typed, then, now
                  id="dollar-range-signed"),
     pytest.param(carried, "It costs 5-10 dollars.", "It costs dollars. [5-10]", "It costs dollars. [5-10]",
                  id="range-carried"),
-    # 5: thousands in French form, written whole (number_forms, numbers)
+    # 5: thousands in French form, written whole; a phone number as typed (number_forms, numbers, symbols)
     pytest.param(french, ("Ça coûte 2,500, 000 dollars.", "It costs 2,500,000 dollars."),
                  "Ça coûte 2,500, 000 dollars.", "Ça coûte 2 500 000 dollars.", id="thousands-comma-space"),
     pytest.param(number_groups, "2,500,000 people paid 1,299.99 for 2000 items.",
@@ -96,6 +96,16 @@ MISFIRES = [  # rule, typed, then, now
                  id="thousands-one-group"),
     pytest.param(french, ("La ville a 2500000 habitants.", "The city has 2,500,000 inhabitants."),
                  "La ville a 2500000 habitants.", "La ville a 2 500 000 habitants.", id="thousands-written-whole"),
+    pytest.param(carried, "Her phone number is 06 12 34 56 78.", "Her phone number is 06 12 34 56 78.",
+                 "Her phone number is. [06 12 34 56 78]", id="phone-spaced"),
+    pytest.param(carried, "Call 555 123 4567 now.", "Call 555 123 4567 now.", "Call now. [555 123 4567]",
+                 id="phone-us"),
+    pytest.param(carried, "Call 555 123-4567 now.", "Call 555 now. [123-4567]", "Call now. [555 123-4567]",
+                 id="phone-mixed"),
+    pytest.param(carried, "Count 1 2 3, then 10 20 30.", "Count 1 2 3, then 10 20 30.",
+                 "Count 1 2 3, then 10 20 30.", id="list-read"),
+    pytest.param(carried, "Call 06 12 34 56 78 9.", "Call 06 12 34 56 78 9.", "Call 06 12 34 56 78 9.",
+                 id="no-phone-cut-short"),
 ]
 
 

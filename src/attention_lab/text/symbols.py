@@ -15,9 +15,11 @@ digit groups with dots between them (a version, `1.2.3`, or an IP address), whic
 has and the model, made to write each group (inference/number_constraint.py), wrote as sentences of
 noise (`Version 1.2.3 fixes the bug.` came back as `Version 1 2. Y a-t-il réparer l'affette. Y a-t-il
 le closséraire.`); so are digit groups joined by `-` or `/` (a score, a range, a phone number, a
-fraction: `We won 3-2.` came back as `Nous avons gagné 3 heures2.`), a handle (`@tom_smith`) and `etc`,
-which French writes alike. A sentence left with punctuation alone is given back as written, unsearched
-(text/protect.py).
+fraction: `We won 3-2.` came back as `Nous avons gagné 3 heures2.`), and so are a phone number's digit
+groups (four or more of 2 to 4 digits, or 3, 3 and 4, spaced, dotted or dashed: `06 12 34 56 78`, whose
+groups came back as `à 12 h 56 h 78`, and `555 123 4567`; a list, `1 2 3` or `10 20 30`, is read); a
+handle (`@tom_smith`) and `etc`, which French writes alike. A sentence left with punctuation alone is
+given back as written, unsearched (text/protect.py).
 The model reads the sentence as if the run were not there: a space in its place between two words
 (`Tom♥Mary` as `Tom Mary`), none before punctuation (`cat 🐱.` as `cat.`).
 
@@ -79,6 +81,8 @@ VERBATIM = re.compile(rf"""
   | (?<![\w.-])[\w-]+(?:\.[\w-]+)*\.(?:{_ENDINGS}|{_ENDINGS.upper()})\b(?![\w@-])  # a bare domain
   | (?<![^\s«])[-−](?=[0-9])                                                       # a number's minus sign
   | {DOTTED_CHAIN}                                                                 # `1.2.3`, `192.168.1.1`
+  | (?<![\w.,:/-])(?:[0-9]{{2,4}}(?:[\ .-][0-9]{{2,4}}){{3,}}|[0-9]{{3}}[\ .-][0-9]{{3}}[\ .-][0-9]{{4}})
+    (?![\w@:/-]|[.,\ ][0-9])                                                        # a phone number
   | (?<![\w.,:/-])[0-9]+(?:[-/][0-9]+)+(?![\w@:/-]|[.,][0-9])                      # `3-2`, `555-1234`, `1/2`
   | (?<![\w@.])@[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*                                   # a handle: `@tom_smith`
   | (?<![\w.])(?i:etc)(?=\.)(?:\.(?=\s*[\w(),;:]))?                                # `etc` (French's too)
