@@ -64,6 +64,8 @@ MISFIRES = [  # rule, typed, then, now
     # 2: a time with a dot where the sentence says it is one, a price's decimal where it says so (number_forms)
     pytest.param(read_times, "The shop opens at 9.30 on Sundays.", "The shop opens at 9.30 on Sundays.",
                  "The shop opens at 9:30 on Sundays.", id="opens-on-sundays"),
+    pytest.param(read_times, "We meet at 9.30 on Mondays.", "We meet at 9.30 on Mondays.",
+                 "We meet at 9:30 on Mondays.", id="at-on-mondays"),
     pytest.param(read_times, "It is open from 9.30 to 5.30.", "It is open from 9.30 to 5.30.",
                  "It is open from 9:30 to 5:30.", id="from-to"),
     pytest.param(read_times, "It opens at 9.30 and closes at 5.30.", "It opens at 9.30 and closes at 5:30.",
