@@ -18,7 +18,7 @@ THOUSANDS = re.compile(r"(?<![\w.,])[0-9]{1,3}(?:,[0-9]{3})+(?![0-9]|[.,][0-9])"
 def number_groups(text: str) -> list[str]:
     """The digit groups of `text` as its translation writes them, in order, repeats and all: a whole
     number with commas between thousands is one (`2,500,000`: `2500000`), which French then spaces
-    (`2 500 000`, inference/number_forms.py). Written group by group it came back as `2 octobre 000e`."""
+    (`2 500 000`, text/number_forms.py). Written group by group it came back as `2 octobre 000e`."""
     return DIGIT_GROUP.findall(THOUSANDS.sub(lambda match: match.group().replace(",", ""), text))
 
 

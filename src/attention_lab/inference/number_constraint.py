@@ -11,7 +11,7 @@ none in its translation. Nor is a number left out or repeated: `<eos>` waits unt
 has been written (as long as the output limit leaves room), and a group is written once, as many
 times as the source has it if more. A whole number with commas between thousands is one group
 (`data.numbers.number_groups`: `10,000` is written `10000`, whole, and comes back as `10 000`,
-inference/number_forms.py). A number may still move and take the French form (`2:30` -> `2 h 30`); a
+text/number_forms.py). A number may still move and take the French form (`2:30` -> `2 h 30`); a
 translation cut at its limit can lack one, which the number check (`Translation.missing_numbers`) reports.
 
 A name the corpus does not know is read as a placeholder name the model copies (text/names.py): each

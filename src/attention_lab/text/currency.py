@@ -9,7 +9,7 @@ A sign is read only against a number, before it (`$20`, `$ 20`, `$5 million`, `$
 `5 €`), and not inside a word or an address (`US$5`, `example.com/?p=$5` are left as written). A range
 takes the name once, after it (`$5-10`, `$5-$10`: `5-10 dollars`, which `5 dollars-10` was not). An
 amount's `m` or `bn` (`£2m`, `2m euros`, `$3bn`) is its scale, as the press writes it, not a unit
-(inference/units.py read `2m euros` as `2 meters euros`). The number keeps its digits, so the number
+(text/units.py read `2m euros` as `2 meters euros`). The number keeps its digits, so the number
 constraint (inference/number_constraint.py) still copies them. The sentence is cleaned first
 (data/cleaning.py): a no-break space before `€` is a space.
 """

@@ -6,7 +6,7 @@ The English side of the corpus names its units (`kilometers` in 14 lines, `kilog
 not once), so the model dropped the unit or the words around it: `I bought 1.5 kg of apples.` came back
 as `J'ai acheté 1,5.`, while `2 kilograms of apples` comes back as `2 kilos de pommes`. A symbol is read
 only against a number, before it a space at most (`5 km`, `5km`), never inside a word or after a
-currency sign (`$5m` and `2m euros` are no meters: inference/currency.py reads them first, as millions),
+currency sign (`$5m` and `2m euros` are no meters: text/currency.py reads them first, as millions),
 and only as written (`5 M`, `5 G` are left alone). A `g` against one digit is the network's generation
 (`Is 5g safe?`, as `4G`, `5G`), unless `of` follows (`5g of salt`; `5 g`, `500g` are grams). A period
 after a unit, before a small letter, is the abbreviation's, not an end mark: `6 ft. tall` is `6 feet
