@@ -21,7 +21,10 @@ pieces attend to most (text/symbols.py) is written as the name when that word
 - is no word of the French the model trained on (data/corpus_words.py): `Russie` for `Russia`, `juin` for
   `June` and `Américains` for `Americans` are translations, and stay;
 - begins with the name's letter, and is like it (difflib's ratio, at least `LIKENESS`): `Dégo` is
-  `Diego`, but an output word in a name's place that is not like it is left to the model.
+  `Diego`, but an output word in a name's place that is not like it is left to the model;
+- lacks a letter of the name, accents and case aside, or is the name in other case (`jones`): a garbled copy
+  loses or changes letters, while French that writes them all in order and adds to them is the word made
+  French, a translation the word list may lack: `nigériane` for `Nigerian`, `Nigérian`, `Éric`.
 A name is a capitalised word of the source (`Diego`, `Diego's`); the first word of a sentence only when
 it is no word of the English the model trained on (`Diego left.`, not `Turn left.`). A word's elision and
 punctuation stay (`d'Dégo,` -> `d'Diego,`). Measured in docs/trust.md.
@@ -30,6 +33,7 @@ punctuation stay (`d'Dégo,` -> `d'Diego,`). Measured in docs/trust.md.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
@@ -121,10 +125,21 @@ def names_written(source: str, pieces: Sequence[str], attention: np.ndarray, src
             continue
         garbled = match["core"]
         if garbled.lower() in words.target or garbled[0].lower() != name[0].lower() or \
-                SequenceMatcher(None, garbled.lower(), name.lower()).ratio() < LIKENESS:
+                SequenceMatcher(None, garbled.lower(), name.lower()).ratio() < LIKENESS or made_french(name, garbled):
             continue
         fixes[j] = match["head"] + name + match["tail"]
     return fixes
+
+
+def made_french(name: str, word: str) -> bool:
+    """Whether `word` writes every letter of `name` in order, accents and case aside, and is more than the
+    name in other case: `nigériane` and `Nigérian` for `Nigerian`, not `Dégo` for `Diego` nor `jones`."""
+    letters = iter(_plain(word))
+    return word.lower() != name.lower() and all(letter in letters for letter in _plain(name))
+
+
+def _plain(word: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", word.lower()) if not unicodedata.combining(c))
 
 
 def renamed(text: str, fixes: dict[int, str]) -> str:
