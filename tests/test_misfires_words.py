@@ -4,6 +4,7 @@ must give now."""
 import pytest
 from test_garbled_names import fixes
 
+from attention_lab.inference.end_mark import with_end_mark
 from attention_lab.inference.names import renamed
 
 
@@ -16,6 +17,12 @@ def names_written(source: str, output: str) -> str:
     pytest.param(names_written, ("my wife is Nigerian .", "ma femme est nigériane ."), "ma femme est nigériane .",
                  id="nationality-in-french"),
     pytest.param(names_written, ("where is Diego ?", "où est Dégo ?"), "où est Diego ?", id="garbled-name-fixed"),
+    # end_mark.py
+    pytest.param(with_end_mark, ("Should you have any questions, please contact us",),
+                 "Should you have any questions, please contact us.", id="inverted-condition"),
+    pytest.param(with_end_mark, ("May the force be with you",), "May the force be with you.", id="may-wishes"),
+    pytest.param(with_end_mark, ("I'm here (finally)",), "I'm here (finally).", id="bracket-inside"),
+    pytest.param(with_end_mark, ('"Where is it"',), '"Where is it?"', id="quote-keeps-its-mark"),
 ])
 def test_the_misfire_is_read_or_written_as_expected(rule, args, expected):
     assert rule(*args) == expected

@@ -8,8 +8,11 @@ not followed by a subject: `when I got home` is no question) or with an auxiliar
 subject (`can you`, `is Tom`, `does anything`; `do it now` and `have fun` are not questions); `!` for
 an exclamation that starts `what a`; `.` otherwise. A sentence with commas takes its first clause's
 mark, or its last clause's when the first calls for `.` (`You know him, don't you`, `So, what's the
-problem`), unless that clause is a relative one (`I met Tom, who is a doctor`). The mark goes before
-closing quotes and brackets (`"Where is it?"`), and the translation keeps the mark the model writes.
+problem`) or is an inverted condition (`Should you need help, call us`), unless that clause is a relative
+one (`I met Tom, who is a doctor`); `may` asks only with `I` or `we` (`May the force be with you` is a
+wish). The mark goes before closing quotes (`"Where is it?"`) and before the brackets of a sentence that
+opens with one (`(Where is it?)`), after those of a bracket inside it (`I'm here (finally).`); the
+translation keeps the mark the model writes.
 
 A sentence typed with a run of end marks (`Really?!`, `Don't touch that!!!`, `Wait...`), which the corpus
 writes in 5 of its 167,130 lines, is read with the one mark the corpus writes for it, and its translation
@@ -38,6 +41,13 @@ SUBJECT_STARTS = frozenset(
 OBJECT_AFTER = {"do": frozenset("it he she this that a an anything something everything".split()),
                 "have": frozenset("a an anything something everything".split())}
 OBJECT_AFTER["don't"] = OBJECT_AFTER["do"]
+# `may` asks with `I` or `we` and wishes with any other subject (`May the force be with you.`): the corpus ends
+# 292 of its 293 lines that open `May I` or `May we` with `?`, and none of the 5 that open `May` with another
+# subject (`May God bless you.`, `May all your dreams come true!`).
+ASKS_ONLY_WITH = {"may": frozenset({"i", "we"})}
+# An inverted condition (`Should you need help, call us.`, `Had I known, I would have come.`): the corpus ends
+# each of its 13 lines that open `Should`, `Had` or `Were` and have a comma as their last clause ends.
+CONDITIONS = frozenset({"should", "had", "were"})
 CLOSERS = "\"'»”’)]}"  # written after a sentence's end mark: `He said "hi."`, `« Où ? »`
 # The patterns below take a run of characters only where it starts, and whole (`(?<!x)x++`): tried at
 # each of its characters and given back one at a time, a run of n made n² steps (`Wow` and 10,000 `!`).
@@ -56,9 +66,13 @@ def with_end_mark(sentence: str) -> str:
     if not any(char.isalnum() for char in sentence) or sentence[:end].endswith(tuple(MARKS)):
         return sentence
     last = SENTENCE_END.split(sentence[:end])[-1]
+    if not last.lstrip("\"'«“‘").startswith(("(", "[", "{")):  # a bracket inside it closes before the mark
+        end += len(sentence[end:]) - len(sentence[end:].lstrip(")]}"))  # `I'm here (finally).`
     first_clause, last_clause = (words_of(clause) for clause in (last.split(",")[0], last.rsplit(",", 1)[-1]))
     mark = end_mark(first_clause)
-    if mark == "." and "," in last and last_clause[:1] and last_clause[0].lower() not in RELATIVE_WORDS:
+    condition = (first_clause or [""])[0].lower() in CONDITIONS  # `Should you need help, call us`
+    if (mark == "." or condition) and "," in last and last_clause[:1] and \
+            last_clause[0].lower() not in RELATIVE_WORDS:
         mark = end_mark(last_clause)
     return sentence[:end] + mark + sentence[end:].rstrip()
 
@@ -75,6 +89,7 @@ def end_mark(words: list[str]) -> str:
     if first == "what" and second in ("a", "an"):
         return "!"
     subject = (second in SUBJECT_STARTS or named) and second not in OBJECT_AFTER.get(first, ())
+    subject = subject and second in ASKS_ONLY_WITH.get(first, (second,))
     if first.split("'")[0] in QUESTION_WORDS:  # `where`, `where's`, `where'd`
         return "." if subject and "'" not in first else "?"  # `When I got home` opens a statement
     return "?" if first in AUXILIARIES and subject else "."
