@@ -6,6 +6,7 @@ from test_garbled_names import fixes
 
 from attention_lab.inference.end_mark import with_end_mark
 from attention_lab.inference.names import renamed
+from attention_lab.inference.reporting import after_quotes
 
 
 def names_written(source: str, output: str) -> str:
@@ -23,6 +24,9 @@ def names_written(source: str, output: str) -> str:
     pytest.param(with_end_mark, ("May the force be with you",), "May the force be with you.", id="may-wishes"),
     pytest.param(with_end_mark, ("I'm here (finally)",), "I'm here (finally).", id="bracket-inside"),
     pytest.param(with_end_mark, ('"Where is it"',), '"Where is it?"', id="quote-keeps-its-mark"),
+    # reporting.py: a quote inside a clause of its own ends no quoted speech
+    pytest.param(after_quotes, ("J'ai dit « oui », il a accepté.",), "J'ai dit « oui », il a accepté.",
+                 id="quote-inside-a-clause"),
 ])
 def test_the_misfire_is_read_or_written_as_expected(rule, args, expected):
     assert rule(*args) == expected

@@ -9,10 +9,12 @@ participle is written with the verb first: in the simple past for the verbs of s
 (`dit-il`, `demanda-t-elle`, `répondirent-ils`), and as the perfect inverted for another participle in
 `-é` (`a-t-il chuchoté`). A name (a capitalised word, or two joined by a hyphen) is put after a verb of
 speech in the simple past (`Tom a dit` -> `dit Tom`) and stays where the model put it before another
-participle. Any other clause (`elle a des chats`) or one that opens a quote of its own (`« Non », elle a
-dit « oui ».`) is left as written. A quote that ends in `?`, `!` or `…` ends its sentence, so a clause
-after it capitalised (`"Where?" Tom asked.`) is a sentence of its own: it is written verb first only when
-it is a clause of speech and nothing more (`« Où ? » demanda Tom.`, not `Il a sauté.` or `Tom a dit non.`).
+participle. Any other clause (`elle a des chats`), one that opens a quote of its own (`« Non », elle a
+dit « oui ».`) and one after a quote that words of the sentence come before (`J'ai dit « oui », il a
+accepté.`: the quote is part of a clause, and what follows it reports no speech) are left as written. A
+quote that ends in `?`, `!` or `…` ends its sentence, so a clause after it capitalised (`"Where?" Tom
+asked.`) is a sentence of its own: it is written verb first only when it is a clause of speech and nothing
+more (`« Où ? » demanda Tom.`, not `Il a sauté.` or `Tom a dit non.`).
 """
 
 from __future__ import annotations
@@ -69,7 +71,9 @@ _AFTER_QUOTE = re.compile(rf"(?<=», )|(?<={_ENDS_SENTENCE} )")  # where a claus
 
 def after_quotes(text: str) -> str:
     """`text` with each reporting clause right after a quote's end (`», elle a dit`, `? » il a demandé`)
-    written verb first (`verb_first`)."""
+    written verb first (`verb_first`); none where words come before the sentence's first quote."""
+    if re.search(r"\w", text[: max(text.find("«"), 0)]):
+        return text  # `J'ai dit « oui », il a accepté.`
     for match in reversed(list(_AFTER_QUOTE.finditer(text))):
         text = text[: match.start()] + verb_first(text[match.start() :])
     return text
