@@ -3,14 +3,20 @@ must give now."""
 
 import pytest
 from test_garbled_names import fixes
+from test_repeats import join, once
 
 from attention_lab.inference.end_mark import with_end_mark
 from attention_lab.inference.names import renamed
+from attention_lab.inference.repeats import written_once
 from attention_lab.inference.reporting import after_quotes
 
 
 def names_written(source: str, output: str) -> str:
     return renamed(output, fixes(source, output))
+
+
+def digits_once(output: list[str], source: str) -> str:
+    return join([output[t] for t in written_once(output, source, join)])
 
 
 @pytest.mark.parametrize("rule, args, expected", [
@@ -27,6 +33,11 @@ def names_written(source: str, output: str) -> str:
     # reporting.py: a quote inside a clause of its own ends no quoted speech
     pytest.param(after_quotes, ("J'ai dit « oui », il a accepté.",), "J'ai dit « oui », il a accepté.",
                  id="quote-inside-a-clause"),
+    # repeats.py
+    pytest.param(once, ("J'ai regardé La La Land.", "I watched La La Land."), "J'ai regardé La La Land.",
+                 id="source-repeats"),
+    pytest.param(digits_once, (["▁Le", "▁numéro", "▁est", "▁", "1", "2", "▁", "1", "2", "."], "The number is 12."),
+                 "Le numéro est 12 12.", id="numbers-never-collapsed"),
 ])
 def test_the_misfire_is_read_or_written_as_expected(rule, args, expected):
     assert rule(*args) == expected

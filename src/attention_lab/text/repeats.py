@@ -7,9 +7,10 @@ A run of 1 to `LONGEST` words written again right after itself is written once: 
 the second's closing punctuation (`bien bien.` -> `bien.`). Not collapsed:
 - `nous nous`, `vous vous` (`Nous nous sommes perdus.`) and `faire faire` (`Je vais le faire faire.`);
 - a run with punctuation inside, where a clause may end (`Non, non.`, `À l'homme, à l'homme`);
-- anything in the translation of a source that itself uses a word of 4 letters or more twice (`very,
-  very`, `What's done is done.` -> `Ce qui est fait est fait.`, `Call a spade a spade.`): the French may
-  repeat on purpose.
+- a run with a number (`12 12`): a digit group of the source would be lost;
+- anything in the translation of a source that itself uses a word of 4 letters or more twice, or any word
+  twice in a row (`very, very`, `What's done is done.` -> `Ce qui est fait est fait.`, `Call a spade a
+  spade.`, `I watched La La Land.`): the French may repeat on purpose.
 """
 
 from __future__ import annotations
@@ -25,11 +26,14 @@ from attention_lab.text.symbols import output_words
 LONGEST = 6
 MEANT = frozenset({"nous", "vous", "faire"})  # French that doubles a word on purpose
 _WORD = re.compile(r"(?P<core>.*\w)(?P<tail>\W*)", re.S)  # `bien.`: core `bien`, tail `.`
+_NUMBER = re.compile(r"[\d\W]+")  # a core of digits and marks (it ends in a digit): `12`, `-5`, `1,5`, `10:30`
 
 
 def repeats_on_purpose(source: str) -> bool:
-    """Whether `source` uses a word of 4 letters or more twice, any casing."""
-    return any(n > 1 for n in Counter(re.findall(r"[^\W\d_]{4,}", source.lower())).values())
+    """Whether `source` uses a word of 4 letters or more twice, or any word twice in a row, any casing."""
+    words = re.findall(r"\w+", source.lower())
+    return any(n > 1 for n in Counter(re.findall(r"[^\W\d_]{4,}", source.lower())).values()) or \
+        any(word == after for word, after in zip(words, words[1:]))
 
 
 def written_once(pieces: Sequence[str], source: str, join: Callable[[Sequence[str]], str]) -> list[int]:
@@ -54,7 +58,8 @@ def written_once(pieces: Sequence[str], source: str, join: Callable[[Sequence[st
         kept.append((match["core"].lower(), bool(match["tail"]), w) if match else ("", True, w))
         for n in range(1, LONGEST + 1):
             first, second = kept[-2 * n : -n], kept[-n:]
-            if len(first) < n or [c[0] for c in first] != [c[0] for c in second] or not all(c[0] for c in first):
+            if len(first) < n or [c[0] for c in first] != [c[0] for c in second] or \
+                    not all(c[0] and not _NUMBER.fullmatch(c[0]) for c in first):
                 continue
             if any(c[1] for c in first) or any(c[1] for c in second[:-1]):
                 continue  # punctuation inside the run: a clause may end there
