@@ -5,6 +5,7 @@ import pytest
 from test_garbled_names import fixes
 from test_repeats import join, once
 
+from attention_lab.inference.contractions import with_apostrophes
 from attention_lab.inference.end_mark import with_end_mark
 from attention_lab.inference.names import renamed
 from attention_lab.inference.repeats import written_once
@@ -38,6 +39,10 @@ def digits_once(output: list[str], source: str) -> str:
                  id="source-repeats"),
     pytest.param(digits_once, (["▁Le", "▁numéro", "▁est", "▁", "1", "2", "▁", "1", "2", "."], "The number is 12."),
                  "Le numéro est 12 12.", id="numbers-never-collapsed"),
+    # contractions.py
+    pytest.param(with_apostrophes, ("As is his wont, he left early.",), "As is his wont, he left early.",
+                 id="wont-the-noun"),
+    pytest.param(with_apostrophes, ("I wont go",), "I won't go", id="wont-the-negation"),
 ])
 def test_the_misfire_is_read_or_written_as_expected(rule, args, expected):
     assert rule(*args) == expected
