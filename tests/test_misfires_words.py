@@ -5,15 +5,31 @@ import pytest
 from test_garbled_names import fixes
 from test_repeats import join, once
 
+from attention_lab.data.tokenizer import Codec
 from attention_lab.inference.contractions import with_apostrophes
 from attention_lab.inference.end_mark import with_end_mark
 from attention_lab.inference.names import renamed
+from attention_lab.inference.reading import read_lines
 from attention_lab.inference.repeats import written_once
 from attention_lab.inference.reporting import after_quotes
 
 
+class Ascii(Codec):
+    """A vocabulary learnt from ASCII text: a piece per letter, every ASCII character read, no other."""
+
+    def pieces(self, text):
+        return list(text.replace(" ", ""))
+
+    def reads(self, char):
+        return char.isascii()
+
+
 def names_written(source: str, output: str) -> str:
     return renamed(output, fixes(source, output))
+
+
+def read(line: str) -> list[str]:
+    return [sentence.text for sentence in read_lines([line], Ascii())]
 
 
 def digits_once(output: list[str], source: str) -> str:
@@ -43,6 +59,9 @@ def digits_once(output: list[str], source: str) -> str:
     pytest.param(with_apostrophes, ("As is his wont, he left early.",), "As is his wont, he left early.",
                  id="wont-the-noun"),
     pytest.param(with_apostrophes, ("I wont go",), "I won't go", id="wont-the-negation"),
+    # data/cleaning.py: the dotted capital I
+    pytest.param(read, ("İSTANBUL IS BIG.",), ["Istanbul is big."], id="dotted-capital-i-in-capitals"),
+    pytest.param(read, ("İstanbul is big.",), ["Istanbul is big."], id="dotted-capital-i"),
 ])
 def test_the_misfire_is_read_or_written_as_expected(rule, args, expected):
     assert rule(*args) == expected

@@ -14,8 +14,11 @@ import unicodedata
 
 import regex
 
-# An ideographic full stop and comma (a CJK keyboard's) are those marks, as NFKC makes `？` a `?`.
-_TRANSLATE = str.maketrans({"\u202f": " ", "\xa0": " ", "\u2019": "'", "\u3002": ".", "\u3001": ","})
+# An ideographic full stop and comma (a CJK keyboard's) are those marks, as NFKC makes `？` a `?`. A dotted
+# capital I (Turkish `İ`) is `I`: no corpus line has one, so no vocabulary reads it, and it was carried around
+# the model, the word read without it (`İSTANBUL IS BIG.` as `stanbul is big.`).
+_TRANSLATE = str.maketrans({"\u202f": " ", "\xa0": " ", "\u2019": "'", "\u3002": ".", "\u3001": ",",
+                            "\u0130": "I"})
 _SPACE_BEFORE = re.compile(r"(?<! )([,.!?])")  # d2l: a space before , . ! ? unless there is one
 _SPACE_AROUND = re.compile(r"([«»\"“”;:()\[\]…¡¿])")  # other punctuation becomes its own token
 _ATTACH_LEFT = (".", ",", ")", "]", "…")  # detokenize: these stick to the previous token
@@ -52,8 +55,8 @@ def clean(text: str) -> str:
     terminal escape sequences and invisible characters (controls, zero-width spaces, BOMs) gone,
     except the joiners and tags inside an emoji sequence, NFKC-normalised (full-width letters,
     ligatures and compatibility forms as their plain characters), typographic spaces and
-    apostrophes and ideographic stops and commas made plain, runs of whitespace collapsed. Case and
-    punctuation stay."""
+    apostrophes, ideographic stops and commas and the dotted capital `İ` made plain, runs of
+    whitespace collapsed. Case and punctuation stay."""
     text = unicodedata.normalize("NFKC", _ANSI.sub("", text)).translate(_TRANSLATE)
     visible = "".join(map(_visible, text)) if text.isascii() else "".join(map(_visible_cluster, CLUSTER.findall(text)))
     return " ".join(visible.split())
