@@ -37,10 +37,11 @@ def digits_once(output: list[str], source: str) -> str:
 
 
 @pytest.mark.parametrize("rule, args, expected", [
-    # names.py: French that writes every letter of the name and more is the word made French, not a garble
+    # names.py: the name with a French ending is the word made French, not a garble
     pytest.param(names_written, ("my wife is Nigerian .", "ma femme est nigériane ."), "ma femme est nigériane .",
                  id="nationality-in-french"),
     pytest.param(names_written, ("where is Diego ?", "où est Dégo ?"), "où est Diego ?", id="garbled-name-fixed"),
+    pytest.param(names_written, ("where is Romero ?", "où est Romeroro ?"), "où est Romero ?", id="stutter-fixed"),
     # end_mark.py
     pytest.param(with_end_mark, ("Should you have any questions, please contact us",),
                  "Should you have any questions, please contact us.", id="inverted-condition"),
@@ -53,8 +54,8 @@ def digits_once(output: list[str], source: str) -> str:
     # repeats.py
     pytest.param(once, ("J'ai regardé La La Land.", "I watched La La Land."), "J'ai regardé La La Land.",
                  id="source-repeats"),
-    pytest.param(digits_once, (["▁Le", "▁numéro", "▁est", "▁", "1", "2", "▁", "1", "2", "."], "The number is 12."),
-                 "Le numéro est 12 12.", id="numbers-never-collapsed"),
+    pytest.param(digits_once, (["▁Le", "▁numéro", "▁est", "▁", "1", "2", "▁", "1", "2", "."],
+                               "The number is 12."), "Le numéro est 12 12.", id="numbers-never-collapsed"),
     # contractions.py
     pytest.param(with_apostrophes, ("As is his wont, he left early.",), "As is his wont, he left early.",
                  id="wont-the-noun"),

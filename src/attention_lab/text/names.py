@@ -22,9 +22,9 @@ pieces attend to most (text/symbols.py) is written as the name when that word
   `June` and `Américains` for `Americans` are translations, and stay;
 - begins with the name's letter, and is like it (difflib's ratio, at least `LIKENESS`): `Dégo` is
   `Diego`, but an output word in a name's place that is not like it is left to the model;
-- lacks a letter of the name, accents and case aside, or is the name in other case (`jones`): a garbled copy
-  loses or changes letters, while French that writes them all in order and adds to them is the word made
-  French, a translation the word list may lack: `nigériane` for `Nigerian`, `Nigérian`, `Éric`.
+- is not the name made French: its letters with accents or a gender or number ending (`nigériane` and
+  `Nigérian` for `Nigerian`), a translation the word list may lack; a garbled copy loses, changes or
+  repeats letters (`Dégo`, `Romeroro` for `Romero`), or only the capital (`jones`).
 A name is a capitalised word of the source (`Diego`, `Diego's`); the first word of a sentence only when
 it is no word of the English the model trained on (`Diego left.`, not `Turn left.`). A word's elision and
 punctuation stay (`d'Dégo,` -> `d'Diego,`). Measured in docs/trust.md.
@@ -94,6 +94,7 @@ def names_back(translation: str, pairs: tuple[tuple[str, str], ...]) -> str:
             head = head[: elided.start()] + elided["word"][:-1] + "'"
         translation = head + name + translation[match.end() :]
     return translation
+ENDINGS = ("", "e", "s", "es", "ne", "nes")  # `nigérian`, `nigériane`, `nigérians`; `nigérienne` for `Nigerien`
 _OUTPUT_WORD = re.compile(r"(?P<head>(?:[^\W\d_]')?)(?P<core>[^\W\d_]+)(?P<tail>\W*)")  # `d'Dégo,`
 _MARKS = OPENERS + CLOSING + "”’"  # around a source word: `"Diego,"`, `(Diego)`
 
@@ -132,10 +133,9 @@ def names_written(source: str, pieces: Sequence[str], attention: np.ndarray, src
 
 
 def made_french(name: str, word: str) -> bool:
-    """Whether `word` writes every letter of `name` in order, accents and case aside, and is more than the
-    name in other case: `nigériane` and `Nigérian` for `Nigerian`, not `Dégo` for `Diego` nor `jones`."""
-    letters = iter(_plain(word))
-    return word.lower() != name.lower() and all(letter in letters for letter in _plain(name))
+    """Whether `word` is `name` with accents or a French gender or number ending, accents and case aside
+    (`nigériane` and `Nigérian` for `Nigerian`); not in other case alone (`jones`)."""
+    return word.lower() != name.lower() and _plain(word) in {_plain(name) + ending for ending in ENDINGS}
 
 
 def _plain(word: str) -> str:
