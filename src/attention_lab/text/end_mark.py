@@ -62,11 +62,11 @@ SENTENCE_END = re.compile(r"[.!?…]\s+")  # a line read whole (`split_sentences
 
 def with_end_mark(sentence: str) -> str:
     """`sentence` ending in its end mark; as it is when it has one, or no letter or digit."""
-    end = TRAILING.search(sentence).start()  # the mark goes before closing quotes and brackets
+    end = TRAILING.search(sentence).start()  # the mark goes before closing quotes and brackets ...
     if not any(char.isalnum() for char in sentence) or sentence[:end].endswith(tuple(MARKS)):
         return sentence
     last = SENTENCE_END.split(sentence[:end])[-1]
-    if not last.lstrip("\"'«“‘").startswith(("(", "[", "{")):  # a bracket inside it closes before the mark
+    if not last.lstrip("\"'«“‘").startswith(("(", "[", "{")):  # ... after those of a bracket inside it
         end += len(sentence[end:]) - len(sentence[end:].lstrip(")]}"))  # `I'm here (finally).`
     first_clause, last_clause = (words_of(clause) for clause in (last.split(",")[0], last.rsplit(",", 1)[-1]))
     mark = end_mark(first_clause)
