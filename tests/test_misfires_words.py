@@ -6,12 +6,12 @@ from test_garbled_names import fixes
 from test_repeats import join, once
 
 from attention_lab.data.tokenizer import Codec
-from attention_lab.inference.contractions import with_apostrophes
-from attention_lab.inference.end_mark import with_end_mark
-from attention_lab.inference.names import renamed
-from attention_lab.inference.reading import read_lines
-from attention_lab.inference.repeats import written_once
-from attention_lab.inference.reporting import after_quotes
+from attention_lab.text.contractions import with_apostrophes
+from attention_lab.text.end_mark import with_end_mark
+from attention_lab.text.names import renamed
+from attention_lab.text.steps import read_lines
+from attention_lab.text.repeats import written_once
+from attention_lab.text.reporting import after_quotes
 
 
 class Ascii(Codec):
