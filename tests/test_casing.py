@@ -67,6 +67,7 @@ def test_sentence_casing_keeps_i_and_the_names_the_model_knows_capitalised():
     assert sentence_cased("I met Anna.", pieces) == "I met anna." and recased("J'ai.", "lower") == "J'ai."
     # A title and the name after it are capitalised; `miss` is also a verb.
     assert sentence_cased("MR. SMITH AND DR JONES ARE HERE.", pieces) == "Mr. Smith and Dr Jones are here."
+    assert sentence_cased("THE DR. SAID NO.", pieces) == "The Dr. said no."  # a title after `the` is a noun
     assert sentence_cased("i met mrs. brown.", pieces, keep_capitals=True) == "I met Mrs. Brown."
     assert sentence_cased("I MISS YOU, MS. LEE.", pieces) == "I miss you, Ms. Lee."
     # ... but `and` or `or` after a title is no name (a couple, or a choice of titles).

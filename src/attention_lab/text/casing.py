@@ -29,6 +29,7 @@ Casing = Literal["as written", "upper", "title", "lower"]
 WORDS_FOR_TITLE = 3  # `Tom Jackson.` is a name, not a line in Title Case
 # Titles a name follows; not `miss`, which is also a verb (`I MISS YOU.`).
 TITLES = frozenset({"mr", "mrs", "ms", "dr"})
+DETERMINERS = frozenset("the a an this that my your his her our their".split())
 JOINING = frozenset({"and", "or", "&"})  # `MR. AND MRS. SMITH`: the word after a title, but no name
 OPENERS = "\"'«“‘([{"  # written against the word after them
 
@@ -58,7 +59,9 @@ def sentence_cased(sentence: str, pieces: Callable[[str], list], keep_capitals: 
     words = sentence.split(" ")
     decided = [(not keep_capitals or word == word.lower()) and not VERBATIM.search(word) for word in words]
     titles = [word.lower().rstrip(".") in TITLES for word in words]
-    named = [title or (k > 0 and titles[k - 1] and words[k].lower() not in JOINING)  # a title, or the name after it
+    # A title, or the name after it; a title after a determiner is a noun (`THE DR. SAID NO.`: the doctor).
+    named = [title or (k > 0 and titles[k - 1] and words[k].lower() not in JOINING
+                       and (k == 1 or words[k - 2].lower() not in DETERMINERS))
              for k, title in enumerate(titles)]
     cased_words = [word_cased(word, pieces) if decide else word for word, decide in zip(words, decided)]
     cased = " ".join(capitalized(word) if decide and name else word
