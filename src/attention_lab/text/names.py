@@ -22,9 +22,9 @@ pieces attend to most (text/symbols.py) is written as the name when that word
   `June` and `Américains` for `Americans` are translations, and stay;
 - begins with the name's letter, and is like it (difflib's ratio, at least `LIKENESS`): `Dégo` is
   `Diego`, but an output word in a name's place that is not like it is left to the model;
-- is not the name made French: its letters with accents or a gender or number ending (`nigériane` and
-  `Nigérian` for `Nigerian`), a translation the word list may lack; a garbled copy loses, changes or
-  repeats letters (`Dégo`, `Romeroro` for `Romero`), or only the capital (`jones`).
+- is not the name made French: its letters with accents or a gender ending (`nigériane` and `Nigérian`
+  for `Nigerian`), a translation the word list may lack; a garbled copy loses, changes, repeats or adds
+  letters (`Dégo`, `Romeroro` for `Romero`, `Toms` for `Tom's`), or only the capital (`jones`).
 A name is a capitalised word of the source (`Diego`, `Diego's`); the first word of a sentence only when
 it is no word of the English the model trained on (`Diego left.`, not `Turn left.`). A word's elision and
 punctuation stay (`d'Dégo,` -> `d'Diego,`). Measured in docs/trust.md.
@@ -94,7 +94,9 @@ def names_back(translation: str, pairs: tuple[tuple[str, str], ...]) -> str:
             head = head[: elided.start()] + elided["word"][:-1] + "'"
         translation = head + name + translation[match.end() :]
     return translation
-ENDINGS = ("", "e", "s", "es", "ne", "nes")  # `nigérian`, `nigériane`, `nigérians`; `nigérienne` for `Nigerien`
+# French gender endings: `nigérian`, `nigériane`, `nigérienne` for `Nigerien`. A plural is the source word's
+# (`nigérians` for `Nigerians`): `Toms` for `Tom's` is a garble.
+ENDINGS = ("", "e", "ne")
 _OUTPUT_WORD = re.compile(r"(?P<head>(?:[^\W\d_]')?)(?P<core>[^\W\d_]+)(?P<tail>\W*)")  # `d'Dégo,`
 _MARKS = OPENERS + CLOSING + "”’"  # around a source word: `"Diego,"`, `(Diego)`
 
@@ -133,8 +135,8 @@ def names_written(source: str, pieces: Sequence[str], attention: np.ndarray, src
 
 
 def made_french(name: str, word: str) -> bool:
-    """Whether `word` is `name` with accents or a French gender or number ending, accents and case aside
-    (`nigériane` and `Nigérian` for `Nigerian`); not in other case alone (`jones`)."""
+    """Whether `word` is `name` with accents or a French gender ending, case aside (`nigériane` and
+    `Nigérian` for `Nigerian`); not in other case alone (`jones`)."""
     return word.lower() != name.lower() and _plain(word) in {_plain(name) + ending for ending in ENDINGS}
 
 
