@@ -42,6 +42,7 @@ def digits_once(output: list[str], source: str) -> str:
                  id="nationality-in-french"),
     pytest.param(names_written, ("where is Diego ?", "où est Dégo ?"), "où est Diego ?", id="garbled-name-fixed"),
     pytest.param(names_written, ("where is Romero ?", "où est Romeroro ?"), "où est Romero ?", id="stutter-fixed"),
+    pytest.param(names_written, ("where is Tom's ?", "où est Toms ?"), "où est Tom ?", id="possessive-fixed"),
     # end_mark.py
     pytest.param(with_end_mark, ("Should you have any questions, please contact us",),
                  "Should you have any questions, please contact us.", id="inverted-condition"),
