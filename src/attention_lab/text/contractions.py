@@ -1,16 +1,8 @@
-"""Contractions typed without their apostrophe (`cant`, `dont`, `im`) read with it.
-
-Every contraction in the corpus has its apostrophe, so the model reads `cant` as pieces it barely saw,
-and the negation went first: `i cant swim` came back as `Je peux nager.` Only the forms that are no
-English word without it are read with one: `dont`, `isnt`, `im`, `youre`, `thats`, not `were`, `well`,
-`its`, `ill`, `id`, `lets`, `shell`, `hell`, `wed` or `shed`, which the corpus writes as words (2,904
-lines have `were`) and no reading could tell apart. The rare words `cant` and `wont` are read as
-`can't` and `won't`, as typed text means them, except after a determiner or possessive, where they are
-nouns (`as is his wont`, `the cant of politics`). A form is read in small letters, or capitalised where
-it begins the sentence (`Dont go.`); a capitalised one inside a sentence is a name (`Jony Ive`). A line
-in capitals or Title Case is sentence-cased first (text/casing.py), so `I CANT SWIM` reads `I
-can't swim` too, but there a form that may be a name or an abbreviation (`IVE`, `IM`) is read back only
-where it begins the sentence (`IM TIRED`, not `JONY IVE` or `SEND ME AN IM`).
+"""Contractions typed without their apostrophe (`cant`, `dont`, `im`) read with it: every contraction in
+the corpus has one, and `i cant swim` came back as `Je peux nager.` Only forms that are no English word
+without it are read (`dont`, `isnt`, `youre`; not `were`, `well`, `its`), `cant` and `wont` only where no
+determiner or possessive makes them the nouns (`as is his wont`); in small letters, or capitalised where
+the sentence begins. In a line typed in capitals, forms that may be a name (`IVE`, `IM`) only at its start.
 """
 
 from __future__ import annotations

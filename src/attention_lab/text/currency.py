@@ -1,17 +1,8 @@
-"""Amounts written with a currency sign (`$20`, `€5`, `5 €`) read as the corpus writes them, with the
-currency's name (`20 dollars`). The English side of the corpus names the currency four times as often
-as it signs it (162 lines with `dollar` or `dollars`, 41 with `$`, one with `€`, none with `£`), so the
-model drops a sign or garbles it: `I paid $20 for this shirt.` came back as `J'ai payé 20 pour cette
-chemise.` and `It costs 5 €.` as `Ça coûte 5 à l'estomac.`, while `20 dollars` and `5 euros` come back
-right. Measured in docs/trust.md.
-
-A sign is read only against a number, before it (`$20`, `$ 20`, `$5 million`, `$5-10`) or after it (`5€`,
-`5 €`), and not inside a word or an address (`US$5`, `example.com/?p=$5` are left as written). A range
-takes the name once, after it (`$5-10`, `$5-$10`: `5-10 dollars`, which `5 dollars-10` was not). An
-amount's `m` or `bn` (`£2m`, `2m euros`, `$3bn`) is its scale, as the press writes it, not a unit
-(text/units.py read `2m euros` as `2 meters euros`). The number keeps its digits, so the number
-constraint (inference/number_constraint.py) still copies them. The sentence is cleaned first
-(data/cleaning.py): a no-break space before `€` is a space.
+"""Amounts written with a currency sign (`$20`, `5 €`, `$5-10`, `2m euros`) read with the currency's name, as
+the corpus writes them (`20 dollars`, `5-10 dollars`, `2 million euros`): it names a currency four times as
+often as it signs one, and the model dropped or garbled signs (`It costs 5 €.` came back as `Ça coûte 5 à
+l'estomac.`). A sign is read only against a number, not inside a word or an address; the number keeps its
+digits for the number constraint.
 """
 
 from __future__ import annotations

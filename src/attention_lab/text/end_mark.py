@@ -1,23 +1,11 @@
-"""A sentence typed without its end mark (`where is the station`) given the one the corpus would
-write: every line of the corpus ends with `.`, `?` or `!`, and a model that never saw a sentence end
-without one reads it as cut short and goes on (`I work with him` came out as `Je travaille avec lui
-que je lui suis en service`). Measured in docs/trust.md.
+"""End marks: a sentence typed without one read with the mark the corpus would write (every corpus line
+ends with `.`, `?` or `!`, and the model read a sentence without one as cut short and went on), and a run
+of marks (`?!`, `!!!`, `...`) read as its one mark and given back as typed (design.md: End marks).
 
-The mark: `?` for an English question, one that starts with a question word (`where`, `how`, `where'd`;
-not followed by a subject: `when I got home` is no question) or with an auxiliary followed by its
-subject (`can you`, `is Tom`, `does anything`; `do it now` and `have fun` are not questions); `!` for
-an exclamation that starts `what a`; `.` otherwise. A sentence with commas takes its first clause's
-mark, or its last clause's when the first calls for `.` (`You know him, don't you`, `So, what's the
-problem`) or is an inverted condition (`Should you need help, call us`), unless that clause is a relative
-one (`I met Tom, who is a doctor`); `may` asks only with `I` or `we` (`May the force be with you` is a
-wish). The mark goes before closing quotes (`"Where is it?"`) and before the brackets of a sentence that
-opens with one (`(Where is it?)`), after those of a bracket inside it (`I'm here (finally).`); the
-translation keeps the mark the model writes.
-
-A sentence typed with a run of end marks (`Really?!`, `Don't touch that!!!`, `Wait...`), which the corpus
-writes in 5 of its 167,130 lines, is read with the one mark the corpus writes for it, and its translation
-ends with the run as typed: the model read the runs as noise (`Really?!` came out as `Dès ?`, `Don't
-touch that!!!` as `Ne touche pas ! !`).
+The mark: `?` for a question (a question word not followed by a subject, or an auxiliary followed by one),
+`!` after `what a`, `.` otherwise; a sentence with commas takes its first clause's mark, or a tag's (`don't
+you`); an inverted condition (`Should you have questions, call us`) its main clause's. It goes before
+closing quotes and after a bracket inside the sentence. The translation keeps the mark the model writes.
 """
 
 from __future__ import annotations

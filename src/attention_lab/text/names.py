@@ -1,33 +1,18 @@
-"""Names kept: a name the corpus does not know is read as a placeholder, a name the model copies, and written
-back in its place (placeholding: Crego et al. 2016, "SYSTRAN's Pure NMT", §7; Post et al. 2019, "An
-Exploration of Placeholding in NMT"); and names the model garbled written back as typed.
+"""Names kept (in the Protect step): a name the corpus does not know is read as a placeholder the model
+copies and written back in its place (placeholding: Crego et al. 2016, "SYSTRAN's Pure NMT", §7; Post et
+al. 2019, "An Exploration of Placeholding in NMT"); a name the model garbled is written back as typed.
 
-The corpus's people are nearly all Tom and Mary, and a name it lacks reaches the model as pieces it seldom
-saw, which it dropped or garbled: `Mr. Fischer repairs old clocks.` came back as `M. Remplissez les horloges
-d'horloges.`, `Emma and Lucas are cousins.` as `Emma et Lu sont cousines.` A run of capitalised words (a
-word of the English the model trained on only after a title: `Mr. Hill`), not a nationality (`Nigerian`), is
-read as `Tom`, then `Mary`, then `John` (those the sentence does not have), which the search must write
-(inference/number_constraint.py), and each is written back as the run typed, French elision before a vowel
-included (`d'Emma`). The title before it is the model's to translate (`M. Fischer`); a name the corpus
-knows (`London` -> `Londres`, `Diego`) too.
+The corpus's people are nearly all Tom and Mary, and the model dropped or garbled a name it lacks (`Emma
+and Lucas are cousins.` came back as `Emma et Lu sont cousines.`). A run of capitalised words the corpus
+does not know (or knows only as a word: `Mr. Hill`), not a nationality (`Nigerian`), is read as `Tom`, then
+`Mary`, then `John` (those the sentence lacks), which the search must write (inference/number_constraint.py),
+and each is written back as the run typed, elided before a vowel (`d'Emma`). A name the corpus knows
+(`London` -> `Londres`) is the model's.
 
-Names the model garbled, written back as typed: `Where is Diego?` came back as `Où est Dégo ?`, `I know
-Jones is in.` as `Je sais que jones est là.`
-
-The corpus's people are nearly all Tom and Mary, and renamed training pairs (data/name_augmentation.py)
-taught the model to copy other names, but not always whole: it writes a name the corpus lacks in pieces,
-and a piece goes astray. Where a name of the source is missing from the translation, the output word its
-pieces attend to most (text/symbols.py) is written as the name when that word
-- is no word of the French the model trained on (data/corpus_words.py): `Russie` for `Russia`, `juin` for
-  `June` and `Américains` for `Americans` are translations, and stay;
-- begins with the name's letter, and is like it (difflib's ratio, at least `LIKENESS`): `Dégo` is
-  `Diego`, but an output word in a name's place that is not like it is left to the model;
-- is not the name made French: its letters with accents or a gender ending (`nigériane` and `Nigérian`
-  for `Nigerian`), a translation the word list may lack; a garbled copy loses, changes, repeats or adds
-  letters (`Dégo`, `Romeroro` for `Romero`, `Toms` for `Tom's`), or only the capital (`jones`).
-A name is a capitalised word of the source (`Diego`, `Diego's`); the first word of a sentence only when
-it is no word of the English the model trained on (`Diego left.`, not `Turn left.`). A word's elision and
-punctuation stay (`d'Dégo,` -> `d'Diego,`). Measured in docs/trust.md.
+Garbled: where a name of the source is missing from the translation, the output word its pieces attend to
+most is written as the name when it is no word of the French the model trained on, begins with the name's
+letter and is like it (`Dégo` for `Diego`, `Romeroro` for `Romero`), and is not the name made French (its
+letters with accents or a gender ending: `nigériane`).
 """
 
 from __future__ import annotations

@@ -1,34 +1,17 @@
-"""Numbers in the form French writes them: `2.5` as `2,5`, `1,299.99` as `1 299,99`, and a time written
-with a dot (`at 10.30`) read as the time it is.
+"""Numbers in the form French writes them (`2.5` as `2,5`, `1,299.99` as `1 299,99`, `4ième` as `4e`, `le 1
+mai` as `le 1er mai`), and a time written with a dot read as the time it is (design.md; docs/trust.md).
 
-The corpus has a decimal point in 11 of its 167,130 English lines, and its French writes a decimal comma
-(`9,4%`, `3,4 pour cent`). The model copies a number's digits (inference/number_constraint.py), not how
-French separates them: `2.5 cups` came back as `2.5 tasses` and `$1,299.99` as `1,299. 99 dollars`.
-So the digits the model wrote stay, and only what separates them is rewritten: where the translation
-writes a source number's digit groups (data/numbers.py) in their order, with nothing but separators
-between them (`1,299. 99`, `1 299.99`, `2,500, 000`; not `, ` before other than three digits, which
-lists: `1, 2`), they become the French form of that number; so does a whole number with commas between
-thousands written as the search writes it, one group (`2500000` for `2,500,000`: data.numbers.number_groups).
-A group written apart or a number the model merged otherwise (`1299,99`: one group where the source has
-two) is left as written.
+The model copies a number's digits (inference/number_constraint.py), not how French separates them (`2.5
+cups` came back as `2.5 tasses`): so where the translation writes a source number's digit groups in order
+with only separators between them, or as the search writes a number with thousands commas (one group:
+data.numbers.number_groups), they become that number's French form; a group written apart is left. A
+source number is English when it has a decimal point or thousands commas, not inside a word, an address
+or a chain of dots (`1.2.3`, carried: text/symbols.py).
 
-A source number is English when it has a decimal point or commas between thousands (`2,000`, read in
-French as `2 000`); a number inside a word or an address is not one (`v2.5`, `example.com/1.5`), nor is
-a chain of dots (`1.2.3`, `192.168.1.1`), which the translation carries as written (text/symbols.py).
-
-A time written with a dot (`at 10.30`, as British English writes it) is no decimal: the model, which
-learnt times as `10:30`, reads it so where the hour and minutes are a time's and the sentence says it
-is one: `a.m.`, `pm` or `o'clock` after it; or, in a sentence with no word of money or prices (`euro`,
-`dollars`, `price`, `sold`: `The euro closed at 1.08.` keeps its decimal), a range of two times (`from
-9.30 to 5.30`), or `at`, `until`, `till`, `before`, `after` or `around` before it and, after it, the
-sentence's end or a word of time (`tomorrow`, `on Sundays`), or a verb of schedule before `at` (`opens
-at 9.30`). `I go to bed at 10.30.` reads `I go to bed at 10:30.`, and comes back as `à 10 h 30`. `It is
-at 0.50 and rising.` keeps its decimal; `I go at 2.50.` reads as a time, as `at 10.30.` does: nothing in
-the sentence tells them apart.
-
-An ordinal in digits ends as French abbreviates it, and as the corpus's French does (10 times `e`, 3
-times `er`, no other ending): `4e`, `1er`, `1re`. The model also wrote `4ième` and `2ème`, and the first
-of a month as `1` (`le 1 septembre`), which French writes `1er`.
+A dotted time (`at 10.30`) is read `10:30`, as the corpus writes times, only where the sentence says it is
+one: `a.m.`, `pm` or `o'clock` after it, or, with no word of money or prices in the sentence (`The euro
+closed at 1.08.` keeps its decimal), a range of two times, a day or a word of time after it, or a verb of
+schedule before `at` (`opens at 9.30`).
 """
 
 from __future__ import annotations

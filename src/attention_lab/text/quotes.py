@@ -1,24 +1,13 @@
 """Double quotes typed in English (`"Come here," she said.`) given back as French guillemets around the
-translation of the same words (`« Viens ici », elle a dit.`).
+translation of the same words (`« Viens ici », dit-elle.`); the Typography step (design.md: Quotes).
 
-The model garbles the words beside a quote: the corpus quotes 269 of its 150,318 training sources (and
-the French three ways: « » in 191 of its 295 quoted lines, " " in 93, none in 11). `"Come here," she
-said.` came out as `"Tme ici, dit-elle.` and `She said "no".` as `Elle a dit « "Je ».`, while the same
-sentences typed without quotes came out right (`Viens ici, elle a dit.`). So the double quotes of a line
-become guillemets where each can be told opening or closing (`“` and `”` say so, `"` by what touches it) and
-they pair up, none inside another, and the model reads each sentence without them:
-- a guillemet that opens the sentence goes back at the translation's start, one that closes it (after
-  its end mark) at its end;
-- one inside the sentence is carried like a character the model cannot read (text/symbols.py):
-  against the output word of the source word it touches, by attention;
-then the guillemets are spaced the French way (`« non »`), a comma or full stop that English typed inside
-a closing quote goes after it (`"Come here,"` -> `« Viens ici »,`), and a quote inside the sentence whose
-English starts with a capital starts with one (`Tom said, "I'm hungry."` -> `Tom a dit, « J'ai faim. »`,
-where the model, reading one sentence, wrote `j'ai`); a sentence typed in small letters after a quote's end
-goes on in them (`"Where is it?" she asked.` -> `« Où est-ce ? » elle a demandé.`, not `Elle`). Guillemets
-inside a sentence that attention placed out of turn, or around no word, are dropped. Quotes that cannot be
-told apart or do not pair up (`12" by 12"`, a quote inside a quote) are left as typed, and read by the model
-as before. text/sentences.py splits a line at its quotes' end marks.
+The model garbled the words beside a quote (the corpus quotes 269 of 150,318 sources) and translated the
+same sentence without quotes well. So quotes that can be told opening or closing and pair up become
+guillemets, and the model reads each sentence without them: one at the sentence's edge goes back at the
+translation's edge, one inside is carried like a symbol (text/symbols.py). Then the guillemets are spaced
+the French way, a comma or stop typed inside a closing quote goes after it, a quote's capital is kept, a
+sentence typed in small letters after a quote goes on in them, and guillemets placed out of turn or around
+no word are dropped. Quotes that do not pair up (`12" by 12"`) are left as typed.
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
-"""Words the model wrote twice in a row, written once: `He sang some old songs.` came back as `Il a chanté
-des chansons chansons.`, `She left home ten minutes ago.` as `Elle est parti il y a dix minutes il y a dix
-minutes.` A stutter is a small model's failure, not French: the rule below changes 11 of the corpus's 167,130
-French sentences (4 of them its typos: `de de`, `la la`), and about one valid output in 200 (docs/trust.md).
+"""Words the model wrote twice in a row, written once (the Repair step): `Il a chanté des chansons chansons.`
+A stutter is a small model's failure, not French (11 of the corpus's 167,130 French sentences; docs/trust.md).
 
-A run of 1 to `LONGEST` words written again right after itself is written once: the first copy stays, with
-the second's closing punctuation (`bien bien.` -> `bien.`). Not collapsed:
-- `nous nous`, `vous vous` (`Nous nous sommes perdus.`) and `faire faire` (`Je vais le faire faire.`);
-- a run with punctuation inside, where a clause may end (`Non, non.`, `À l'homme, à l'homme`);
-- a run with a number (`12 12`): a digit group of the source would be lost;
-- anything in the translation of a source that itself uses a word of 4 letters or more twice, or any word
-  twice in a row (`very, very`, `What's done is done.` -> `Ce qui est fait est fait.`, `Call a spade a
-  spade.`, `I watched La La Land.`): the French may repeat on purpose.
+A run of 1 to `LONGEST` words written again right after itself is written once, the first copy kept with
+the second's closing punctuation. Not: `nous nous`, `vous vous`, `faire faire`; a run with punctuation
+inside (`Non, non.`); a number; anything in the translation of a source that itself repeats a word of 4
+letters or more, or writes a word twice in a row (`La La Land`).
 """
 
 from __future__ import annotations

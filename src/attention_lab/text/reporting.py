@@ -1,20 +1,12 @@
-"""A reporting clause after a quote (`"Come here," she said.`) with its subject after the verb, as
-French writes it: `« Viens ici », dit-elle.`, `« Où est-ce ? » demanda-t-elle.`
+"""A reporting clause after a quote written verb first, as French writes it: `« Viens ici », dit-elle.`,
+`« Où est-ce ? » demanda-t-elle.` The corpus's French writes the verb first after a quote (`dit-il`); the
+model wrote the clause as a sentence of its own (`elle a dit`).
 
-The model translates the clause as a sentence of its own (`elle a dit`, `elle a demandé`): French that
-no French writer puts after a quote. The corpus's French writes the verb first, in the simple past
-(`dit-il`, `répondit-elle`: 11 lines quote a speaker; none writes `il a dit` after the quote). So a
-clause that follows a quote's end and begins with a pronoun, the perfect's `a` or `ont` and a past
-participle is written with the verb first: in the simple past for the verbs of speech listed below
-(`dit-il`, `demanda-t-elle`, `répondirent-ils`), and as the perfect inverted for another participle in
-`-é` (`a-t-il chuchoté`). A name (a capitalised word, or two joined by a hyphen) is put after a verb of
-speech in the simple past (`Tom a dit` -> `dit Tom`) and stays where the model put it before another
-participle. Any other clause (`elle a des chats`), one that opens a quote of its own (`« Non », elle a
-dit « oui ».`) and one after a quote that words of the sentence come before (`J'ai dit « oui », il a
-accepté.`: the quote is part of a clause, and what follows it reports no speech) are left as written. A
-quote that ends in `?`, `!` or `…` ends its sentence, so a clause after it capitalised (`"Where?" Tom
-asked.`) is a sentence of its own: it is written verb first only when it is a clause of speech and nothing
-more (`« Où ? » demanda Tom.`, not `Il a sauté.` or `Tom a dit non.`).
+A clause right after a quote's end that begins with a pronoun or a name, the perfect's `a`/`ont` and a past
+participle is inverted: a verb of speech in the simple past (`dit-il`, `demanda Tom`), another participle in
+`-é` as the perfect inverted (`a-t-il chuchoté`). Not a clause that opens a quote of its own, nor one after
+a quote that words of the sentence come before (`J'ai dit « oui », il a accepté.`); after a quote that ends
+its sentence, only a clause of speech alone (`« Où ? » demanda Tom.`).
 """
 
 from __future__ import annotations

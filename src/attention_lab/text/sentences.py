@@ -1,16 +1,8 @@
-"""A line of several sentences ("Close the window. It is cold in here.") as the model can take it:
-one sentence at a time, as every line of the corpus it learnt from is one.
-
-The line is split by sentencex (Wikimedia's rule-based segmenter, no data to download; pysbd was
-tried and drops characters: "….». ?!" came back without its "?!"), each sentence is translated in
-the same batches as every other, and the translations are joined with a space. A line's attention
-is its sentences' block-diagonal: each sentence's outputs attend to its own source only. A full stop
-inside an address (`www.Example.com`, text/symbols.py) ends no sentence, and neither does the
-one of `Ms.` before a word: sentencex knows `Mr.`, `Mrs.` and `Dr.` but cut `I met Ms. Smith.` in two.
-Guillemets (the quotes of a line, text/quotes.py) are read as spaces: sentencex cuts no sentence
-inside quotes or at their end, and read whole, `"Where is it?" she asked.` lost its `she asked`; an
-opening one goes with the sentence after it. A run of end marks that closes a quote (`"Really?!" she
-asked.`) is read as its one mark, which sentencex ends a sentence at before a small letter.
+"""A line of several sentences split into sentences, one at a time as every corpus line is one, by
+sentencex (Wikimedia's rule-based segmenter; pysbd dropped characters). A stop inside an address ends no
+sentence, nor does `Ms.` before a word; guillemets are read as spaces (sentencex cuts no sentence inside
+quotes), an opening one goes with the sentence after it, and a run of marks closing a quote is read as its
+one mark.
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
-"""British spellings (`colour`, `favourite`, `realise`, `travelled`) read as the corpus writes them, the
-American way (`color`, `favorite`, `realize`, `traveled`).
-
-The corpus's English is American: of the 1,730 British spellings breame lists with their American forms,
-the English side writes 215 pairs, 2,209 times the American form and 74 times the British one. The model
-barely saw the British forms and garbled them, with the words around them: `What's your favourite colour?`
-came back as `Quelle est votre favrifier ?`, `The neighbours are very noisy.` as `Les bébés ne sont pas très
-bruyants.` Read the American way they come back right (`Quelle est ta couleur préférée ?`). A form the
-corpus writes at least as often as its American one (`KEPT`) is left as typed: the model knows it, and a
-few of breame's American forms are no word the corpus writes (`busses`, `gage`). As for contractions
-(text/contractions.py), a word is read in small letters, or capitalised where it begins the sentence;
-a capitalised one inside a sentence is a name (`Mr Grey`, `the Louvre`). Measured in docs/trust.md.
+"""British spellings (`colour`, `favourite`, `travelled`) read the American way, as the corpus writes them
+(breame's list: the corpus writes 2,209 American forms of its pairs against 74 British, and the model
+garbled British ones: `What's your favourite colour?` came back as `Quelle est votre favrifier ?`). A form
+the corpus writes at least as often as the American one (`KEPT`) stays; casing as for contractions.
 """
 
 from __future__ import annotations

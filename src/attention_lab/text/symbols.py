@@ -1,44 +1,20 @@
-"""Characters the model cannot read (an emoji, a CJK character in an English sentence, a letter the
-corpus never had), and text no translation may change, carried around it: taken out of a sentence
-before it is encoded, and put back into the translation where attention sent the word next to them.
+"""Characters the model cannot read, and text no translation may change, carried around it: taken out of a
+sentence before it is encoded and put back where attention sent the word next to them (design.md: What the
+translator prints; measured in docs/trust.md).
 
-Which characters: those no token of the source vocabulary holds (`Codec.reads`). SentencePiece would
-spell them in byte pieces and a word vocabulary as `<unk>`, neither of which training ever showed the
-model, and one of them garbles the whole sentence. A run of such characters (`🐱🐱`) travels as one, and
-so does a grapheme cluster (an emoji sequence: 👨‍👩‍👧, 👍🏽, 🇫🇷) even where the model reads some of its parts.
-Text to keep as written (`VERBATIM`) is carried whole although the model reads its characters: a web
-address or an e-mail address, which one line of the corpus has and the model would translate piece by
-piece (`tom@example.com` came back as `choisir@ le exemple`), and the minus sign of a number, which the
-corpus never writes, so the model drops it (`-5 degrees` came back as `5 degrés`) while the number
-itself is copied (inference/number_constraint.py) and the sign goes back against it; and a chain of
-digit groups with dots between them (a version, `1.2.3`, or an IP address), which no line of the corpus
-has and the model, made to write each group (inference/number_constraint.py), wrote as sentences of
-noise (`Version 1.2.3 fixes the bug.` came back as `Version 1 2. Y a-t-il réparer l'affette. Y a-t-il
-le closséraire.`); so are digit groups joined by `-` or `/` (a score, a range, a phone number, a
-fraction: `We won 3-2.` came back as `Nous avons gagné 3 heures2.`), and so are a phone number's digit
-groups (four or more of 2 to 4 digits, or 3, 3 and 4, spaced, dotted or dashed: `06 12 34 56 78`, whose
-groups came back as `à 12 h 56 h 78`, and `555 123 4567`; a list, `1 2 3` or `10 20 30`, is read); a
-handle (`@tom_smith`) and `etc`, which French writes alike. A sentence left with punctuation alone is
-given back as written, unsearched (text/protect.py).
-The model reads the sentence as if the run were not there: a space in its place between two words
-(`Tom♥Mary` as `Tom Mary`), none before punctuation (`cat 🐱.` as `cat.`).
+Carried: characters no token of the source vocabulary holds (`Codec.reads`: the model would read them as
+byte pieces or `<unk>`, which garbled the whole sentence), whole grapheme clusters at a time (👨‍👩‍👧, 🇫🇷); and
+`VERBATIM` text although the model reads its characters: addresses, a number's minus sign (the corpus never
+writes one), chains of dotted digit groups (`1.2.3`), digit groups joined by `-` or `/` (`3-2`), a phone
+number's groups (`06 12 34 56 78`; a list, `1 2 3`, is read), handles and `etc`. The model reads the
+sentence as if the run were not there: a space between two words (`Tom♥Mary` as `Tom Mary`), none before
+punctuation (`cat 🐱.` as `cat.`).
 
-Where it goes back (W = the words of the translation, split at spaces):
-- a run with a space on each side, or at an end of the sentence: before the output word that attends
-  most to the source word after it; at the sentence's start or end when there is no word before or after;
-- a run touching a word (`Łódź`, `cats🐱`, `Tom♥Mary`): touching that word's output word, on the same side
-  (the word before it when it touches two);
-- a run between a word and punctuation (`cat 🐱.`): after the output word of the word before it, before
-  that output word's punctuation;
-- a run touching a word that ends in `,`, `;` or `:` from after (a closing quote, `know,"`): after the
-  first output word from that word's on that ends in the same mark, before the next source word's output
-  word (`« Je ne sais pas »,`, not `« Je ne sais » pas,`).
-The output word of a source word is that of the output piece whose attention (the (T, S) average) sums
-most over the word's pieces; when the pieces of the words cannot be told apart it goes by relative
-position. A run touching the start of a number (a minus sign) goes against the output word that begins
-with that number, which the search writes whole, wherever attention points (the n-th such word for the
-source's n-th word with that number: `from 5 to -5`). Taking the runs out of the result (each with the
-space before it, if any) gives back the translation of the sentence without them.
+A run goes back next to the output word of the source word it touched (the output piece whose attention
+sums most over that word's pieces; by relative position where pieces cannot be told apart), on the same
+side, before that word's punctuation; one after a clause's `,;:` after the output's same mark; a minus sign
+against the n-th output word with its number, as in the source. Taking the runs out of the result gives
+back the translation of the sentence without them.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
-"""Units written as symbols after a number (`5 km`, `2kg`, `30°C`, `2 hrs`) read with their names (`5
-kilometers`), as the corpus writes them.
-
-The English side of the corpus names its units (`kilometers` in 14 lines, `kilograms` in 8, `miles` in
-33, `degrees` in 19) and writes a symbol after a number almost never (`cm` twice; `km`, `kg`, `mph`, `°C`
-not once), so the model dropped the unit or the words around it: `I bought 1.5 kg of apples.` came back
-as `J'ai acheté 1,5.`, while `2 kilograms of apples` comes back as `2 kilos de pommes`. A symbol is read
-only against a number, before it a space at most (`5 km`, `5km`), never inside a word or after a
-currency sign (`$5m` and `2m euros` are no meters: text/currency.py reads them first, as millions),
-and only as written (`5 M`, `5 G` are left alone). A `g` against one digit is the network's generation
-(`Is 5g safe?`, as `4G`, `5G`), unless `of` follows (`5g of salt`; `5 g`, `500g` are grams). A period
-after a unit, before a small letter, is the abbreviation's, not an end mark: `6 ft. tall` is `6 feet
-tall`. The translation keeps the names, as it keeps `dollars` for `$`: `5 kilomètres`. Measured in
-docs/trust.md.
+"""Units written as symbols after a number (`5 km`, `2kg`, `30°C`, `6 ft.`) read with their names (`5
+kilometers`), as the corpus writes them: it names units and almost never writes a symbol, and the model
+dropped the unit or the words around it (`1.5 kg of apples` came back as `1,5.`). A symbol is read only
+against a number, as written (`5 M` is left), never after a currency sign (`$5m`, `2m euros` are millions:
+text/currency.py reads them first), and not `5g` alone (the network). A unit's abbreviation stop before a
+small letter is no end mark (`6 ft. tall` is `6 feet tall`).
 """
 
 from __future__ import annotations
