@@ -1,24 +1,8 @@
-"""The text steps around the model, in one ordered list (`STEPS`): a line is cleaned, its double quotes read as
-guillemets and it is split into sentences (text/sentences.py); each sentence is read by every step in order,
-then searched, and its translation written back by every step in reverse order; a line's sentences are joined.
-
-The corpus writes every line one way: one sentence, sentence-cased, ended with `.`, `?` or `!`, without
-quotes around it, contractions with their apostrophe, American spellings, words for shorthand and units.
-A sentence typed otherwise is read as the corpus would write it, and each step gives back in the French
-what it took out of the English:
-
-| step | reads (English) | writes (French) |
-| --- | --- | --- |
-| Truecase (text/casing.py) | capitals, Title Case, lower case: sentence-cased | capitals again |
-| EndRun (text/end_mark.py) | a run of marks (`?!`, `...`): the corpus's one | the run as typed |
-| Typography (text/quotes.py) | quotes at the sentence's edges taken out | guillemets, French spacing, speech clauses |
-| Normalize (text/normalize.py) | contractions, spellings, shorthand, amounts, units, times as the corpus writes them | |
-| Protect (text/protect.py) | what the model cannot read or must not change carried around it | carried spans in place, numbers in French form, names as typed |
-| EndMark (text/end_mark.py) | the end mark a sentence was typed without | |
-| Repair (text/repeats.py) | | words written twice in a row once |
-| Unknowns (text/protect.py) | | a word model's `<unk>` as the source word it attends to |
-
-Measured in docs/trust.md; README: Translating.
+"""The text steps around the model, in one ordered list (`STEPS`; design.md: The text steps). A line is
+cleaned, its double quotes read as guillemets, and split into sentences (text/sentences.py); each sentence is
+read by every step in order, as the corpus would write it, then searched, and its translation written back by
+every step in reverse order, each giving back in the French what it took out of the English; a line's
+sentences are joined.
 """
 
 from __future__ import annotations
