@@ -181,11 +181,12 @@ def main() -> None:
     valid = references(pd.read_parquet(splits / "valid.parquet"))
     if args.max_valid:
         valid = valid.iloc[: args.max_valid]
-    measure(translator, truecase, f"valid ({len(valid)}), {'greedy' if args.valid_beam == 1 else f'beam {args.valid_beam}'}",
-            list(valid.index), [list(r) for r in valid], SearchParams(beam_size=args.valid_beam))
+    valid_search = "greedy" if args.valid_beam == 1 else f"beam {args.valid_beam}"
+    measure(translator, truecase, f"valid ({len(valid)}), {valid_search}", list(valid.index),
+            [list(r) for r in valid], SearchParams(beam_size=args.valid_beam))
     sources, refs = read_tsv(args.tsv)
     differ = measure(translator, truecase, f"everyday ({len(sources)}), beam {args.beam}", sources, refs,
-                        SearchParams(beam_size=args.beam))
+                     SearchParams(beam_size=args.beam))
 
     search = SearchParams(beam_size=args.beam)
     print(f"\nExamples, beam {args.beam}:")
