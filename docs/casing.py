@@ -1,7 +1,8 @@
-"""Sentences typed in capitals or Title Case: the translator's casing rule (inference/casing.py) against a
+"""Sentences typed in capitals or Title Case: the translator's casing rule (text/casing.py) against a
 truecaser trained on the corpus (sacremoses' `MosesTruecaser`), side by side on the same models (docs/trust.md,
 "Casing: the rule against a truecaser").
 
+    pip install sacremoses==0.2.0   # B's truecaser; not a dependency of the project, which kept A
     OMP_NUM_THREADS=1 python docs/casing.py BAHDANAU/models/seq2seq [--tsv ../shared/data/everyday-dev.tsv]
 
 A: the translator as it is: a sentence that `casing.casing` classes "upper" or "title" is sentence-cased word
@@ -11,7 +12,7 @@ B: the same translator, but such a sentence is lower-cased and truecased: sacrem
 often away from a sentence's start, each token's casing is put back on the sentence as typed (only casing
 changes: spacing, marks and apostrophes stay as typed), and the first letter is capitalised, as the corpus
 writes a sentence. Everything else (sentences, `lower` sentences, apostrophes, carried characters, the output
-upper-cased for an "upper" source) is A's: B swaps `reading.sentence_cased` for "upper" and "title" sentences
+upper-cased for an "upper" source) is A's: B swaps `text.casing.sentence_cased` for "upper" and "title" sentences
 only, while it translates.
 The truecaser is trained once, on the English side of the training split (`artifacts/splits/train.parquet`
 two folders above the model, as `dvc repro` lays it out, or `--splits`), every row, tokenized as above.
@@ -45,8 +46,8 @@ from sacremoses import MosesTokenizer, MosesTruecaser
 from attention_lab.data.splits import references
 from attention_lab.evaluation.bleu import corpus_scores
 from attention_lab.evaluation.report import title_case
-from attention_lab.inference import reading
-from attention_lab.inference.casing import casing
+from attention_lab.text import casing as reading
+from attention_lab.text.casing import casing
 from attention_lab.inference.translator import SearchParams, Translator
 
 EXAMPLES = ("I LOVE NEW YORK.", "THE DR. SAID NO.", "MR. AND MRS. SMITH LIVE IN PARIS.", "I MISS YOU.",
