@@ -11,7 +11,7 @@ from attention_lab.text.end_mark import with_end_mark
 from attention_lab.text.names import renamed
 from attention_lab.text.steps import read_lines
 from attention_lab.text.repeats import written_once
-from attention_lab.text.reporting import after_quotes
+from attention_lab.text.steps import written_line
 
 
 class Ascii(Codec):
@@ -49,9 +49,9 @@ def digits_once(output: list[str], source: str) -> str:
     pytest.param(with_end_mark, ("May the force be with you",), "May the force be with you.", id="may-wishes"),
     pytest.param(with_end_mark, ("I'm here (finally)",), "I'm here (finally).", id="bracket-inside"),
     pytest.param(with_end_mark, ('"Where is it"',), '"Where is it?"', id="quote-keeps-its-mark"),
-    # reporting.py: a quote inside a clause of its own ends no quoted speech
-    pytest.param(after_quotes, ("J'ai dit « oui », il a accepté.",), "J'ai dit « oui », il a accepté.",
-                 id="quote-inside-a-clause"),
+    # A clause after a quote is written as the model wrote it (the verb-first rule did not pay: docs/trust.md)
+    pytest.param(lambda text: written_line([text]), ("J'ai dit « oui », il a accepté.",),
+                 "J'ai dit « oui », il a accepté.", id="quote-inside-a-clause"),
     # repeats.py
     pytest.param(once, ("J'ai regardé La La Land.", "I watched La La Land."), "J'ai regardé La La Land.",
                  id="source-repeats"),

@@ -73,7 +73,7 @@ def test_paired_tells_guillemets_in_turn_each_around_a_word(text, expected):
 
 
 def test_requoted_spaces_guillemets_the_french_way():
-    assert requoted("Viens ici,» Tom a dit.", Quotes(opens=True)) == "« Viens ici », dit Tom."
+    assert requoted("Viens ici,» Tom a dit.", Quotes(opens=True)) == "« Viens ici », Tom a dit."  # the clause as the model wrote it
     assert requoted("Elle a dit «non».", Quotes()) == "Elle a dit « non »."
     assert requoted("Elle a dit «non.", Quotes(within=False)) == "Elle a dit « non."  # `He said "No. Go."`
     assert requoted("Il a dit, «j'ai faim.", Quotes(closes=True, capitals=(True,))) == "Il a dit, « J'ai faim. »"

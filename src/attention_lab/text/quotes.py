@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from attention_lab.text.record import Context, Draft, Sentence
-from attention_lab.text.reporting import after_quotes, verb_first
 
 OPENS = {"“": True, "”": False}  # a curly quote says which it is; a straight one, `"`, by what touches it
 GUILLEMETS = "«»"
@@ -91,14 +90,7 @@ def paired(text: str) -> bool:
 def requoted(translation: str, quotes: Quotes) -> str:
     """`translation` inside its sentence's edge guillemets, its own spaced the French way and capitalised
     where the English was; its own dropped where attention placed them out of turn or around no word
-    (`« Salut ». »`, `J'ai dit oui « ! »`); starting with a small letter where it goes on after a quote;
-    a reporting clause after a quote written verb first (text/reporting.py: `« Viens », dit-elle.`,
-    `« Où est-ce ? » demanda-t-elle.`)."""
-    text = _quoted(translation, quotes)
-    return after_quotes(verb_first(text) if quotes.continues else text)
-
-
-def _quoted(translation: str, quotes: Quotes) -> str:
+    (`« Salut ». »`, `J'ai dit oui « ! »`); starting with a small letter where it goes on after a quote."""
     capitals = iter(quotes.capitals)
     body = _OPENING.sub(lambda match: "« " + (match.group(1).upper() if next(capitals, False) else match.group(1)),
                         translation)
@@ -126,7 +118,7 @@ def read(runs: Sequence[str]) -> list[str]:
 
 class Typography:
     """Reads a sentence without the guillemets at its edges (`edges`); writes them back with the translation's
-    own spaced the French way and a reporting clause after a quote verb first (`requoted`)."""
+    own spaced the French way (`requoted`)."""
 
     name = "typography"
 

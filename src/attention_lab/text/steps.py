@@ -19,7 +19,6 @@ from attention_lab.text.protect import Protect, Unknowns
 from attention_lab.text.quotes import Typography, guillemets
 from attention_lab.text.record import Context, Draft, Sentence, Step
 from attention_lab.text.repeats import Repair
-from attention_lab.text.reporting import after_quoted_sentences
 from attention_lab.text.sentences import split
 
 STEPS: tuple[Step, ...] = (Truecase(), EndRun(), Typography(), Normalize(), Protect(), EndMark(), Repair(), Unknowns())
@@ -52,6 +51,5 @@ def write(draft: Draft, sentence: Sentence, context: Context) -> Draft:
 
 
 def written_line(texts: Sequence[str]) -> str:
-    """A line's translation from its sentences' (`texts`): joined by a space, a clause of speech alone after a
-    sentence that a quote ends written verb first (`« Où ? » demanda Tom.`, text/reporting.py)."""
-    return " ".join(after_quoted_sentences([text for text in texts if text]))
+    """A line's translation from its sentences' (`texts`), joined by a space."""
+    return " ".join(text for text in texts if text)
