@@ -9,7 +9,7 @@ dots reaches the model, and so do unit symbols.
 import re
 import sys
 
-from attention_lab.inference import reading, symbols, translator
+from attention_lab.text import normalize as reading, protect as translator, symbols
 from attention_lab.inference.translator import Translator
 from typed_lines import table  # docs/typed_lines.py
 

@@ -8,7 +8,7 @@ their sign, and addresses and minus signs reach the model as any other text.
 import re
 import sys
 
-from attention_lab.inference import reading, symbols
+from attention_lab.text import normalize as reading, symbols
 from attention_lab.inference.translator import Translator
 from typed_lines import table  # docs/typed_lines.py
 
