@@ -9,8 +9,8 @@ one rule off at a time, and a Markdown table gives, for each rule, what it gains
   upper-cased, in Title Case and lower-cased: `evaluate`'s `inputs`) for Truecase; `no end mark` (the same
   sources without their end marks) for EndMark; `apostrophes` (docs/apostrophes.py: valid sources with a
   contraction, typed without apostrophes) for contractions; `british` (docs/british.py: valid sources typed
-  British) for spelling; `quotes` (docs/quotes.py: valid sources with double quotes) for Typography and the
-  speech clauses; `unseen names` (docs/unseen_names.py: valid pairs sharing a name, renamed alike with
+  British) for spelling; `quotes` (docs/quotes.py: valid sources with double quotes) for Typography (the speech clauses, measured
+  here on 2026-11-28, paid nothing and were removed); `unseen names` (docs/unseen_names.py: valid pairs sharing a name, renamed alike with
   names the corpus lacks) for the garbled-name fix and the placeholders.
 
     OMP_NUM_THREADS=1 python docs/ablation.py MODEL_DIR [MODEL_DIR ...] [--tsv ../shared/data/everyday-dev.tsv] \\
@@ -45,7 +45,6 @@ from attention_lab.evaluation.bleu import corpus_scores
 from attention_lab.evaluation.report import title_case, without_apostrophes, without_end_mark
 from attention_lab.inference.translator import SearchParams, Translator
 from attention_lab.text import normalize, protect, steps
-from attention_lab.text import quotes as quoting
 from attention_lab.text.casing import Truecase
 from attention_lab.text.contractions import WORD as CONTRACTION
 from attention_lab.text.end_mark import EndMark, EndRun
@@ -106,8 +105,6 @@ RULES = (
     Rule("units", "read", ((normalize, "with_unit_names", same),)),
     Rule("times", "read", ((normalize, "read_times", same),)),
     Rule("garbled names", "write", ((protect, "names_written", lambda *args, **kwargs: {}),), "unseen names"),
-    Rule("speech clauses", "write", ((quoting, "after_quotes", same), (quoting, "verb_first", same),
-                                     (steps, "after_quoted_sentences", same)), "quotes"),
     Rule("French numbers", "write", ((protect, "french_numbers", same), (protect, "french_ordinals", same))),
     Rule("name placeholders", "read", ((protect, "placeheld", lambda text, *args, **kwargs: (text, ())),),
          "unseen names"),
