@@ -9,8 +9,8 @@ one rule off at a time, and a Markdown table gives, for each rule, what it gains
   upper-cased, in Title Case and lower-cased: `evaluate`'s `inputs`) for Truecase; `no end mark` (the same
   sources without their end marks) for EndMark; `apostrophes` (docs/apostrophes.py: valid sources with a
   contraction, typed without apostrophes) for contractions; `british` (docs/british.py: valid sources typed
-  British) for spelling; `quotes` (docs/quotes.py: valid sources with double quotes) for Typography (the speech clauses, measured
-  here on 2026-11-28, paid nothing and were removed); `unseen names` (docs/unseen_names.py: valid pairs sharing a name, renamed alike with
+  British) for spelling; `quotes` (docs/quotes.py: valid sources with double quotes) for Typography
+  (and the speech clauses, which paid nothing here on 2026-11-28 and were removed); `unseen names` (docs/unseen_names.py: valid pairs sharing a name, renamed alike with
   names the corpus lacks) for the garbled-name fix and the placeholders.
 
     OMP_NUM_THREADS=1 python docs/ablation.py MODEL_DIR [MODEL_DIR ...] [--tsv ../shared/data/everyday-dev.tsv] \\

@@ -49,6 +49,7 @@ def test_names_the_corpus_does_not_know_are_read_as_placeholders(typed, read, na
     ("Que Tom vienne.", (("Tom", "Ana"),), "Qu'Ana vienne."),
     ("Il est là.", (("Tom", "Ana"),), "Il est là."),  # not written: nothing to give back
     ("Tomate et Tom.", (("Tom", "Ana"),), "Tomate et Ana."),  # a whole word only
+    ("Ms à Tom. Tom a appelé de Tom.", (("Tom", "Ana"),), "Ms à Ana. Ana a appelé d'Ana."),  # written twice or more
 ])
 def test_each_placeholder_is_written_back_as_its_name(output, names, written):
     assert names_back(output, names) == written

@@ -160,8 +160,9 @@ class Translator:
             src, src_len = pad([ids[i] for i in batch])
             src, src_len = src.to(self.device), src_len.to(self.device)
             limits = output_limits(src_len, search.max_len_ratio, search.max_output_pieces, search.max_len_extra)
+            names = [placeholders(sentences[i]) for i in batch]
             numbers = (NumberConstraint.build([sentences[i].text for i in batch], tgt_codec, limits, search.beam_size,
-                                              [placeholders(sentences[i]) for i in batch]) if search.copy_numbers else None)
+                                              names) if search.copy_numbers else None)
             decoded = run_search(self.model, src, src_len, limits, search.beam_size, search.length_penalty,
                                  coverage=search.coverage_penalty, min_len_ratio=search.min_len_ratio,
                                  keep_live=search.keep_live, forbid=forbid, deadline=deadline, maps=maps,

@@ -103,7 +103,7 @@ class Truecase:
     def read(self, sentence: Sentence, context: Context) -> Sentence:
         typed = sentence.text
         case = casing(typed)
-        cased = typed if case == "as written" else sentence_cased(typed, context.src.pieces, keep_capitals=case == "lower")
+        cased = typed if case == "as written" else sentence_cased(typed, context.src.pieces, case == "lower")
         if case == "upper" and cased == typed:
             case = "as written"  # acronyms the model knows in capitals alone (`OK.`): no shouting
         return sentence.read(self, cased, case)

@@ -32,7 +32,7 @@ from attention_lab.text.symbols import CLOSING, output_word_of
 LIKENESS = 0.5
 PLACEHOLDERS = ("Tom", "Mary", "John")  # the corpus's names the model copies best, each one piece
 # A capitalised word (a hyphenated one too), its possessive apart: `Hannah's`, `Jean-Luc`.
-_CAPITALISED = re.compile(r"(?<![\w'’./@-])(?P<core>[^\W\d_][^\W\d_]*(?:-[^\W\d_]+)*)(?P<tail>['’]s)?(?![\w'’@/-]|\.\w)")
+_CAPITALISED = re.compile(r"(?<![\w'’./@-])(?P<core>[^\W\d_]+(?:-[^\W\d_]+)*)(?P<tail>['’]s)?(?![\w'’@/-]|\.\w)")
 _NATIONALITY = re.compile(r".{4,}(?:ian|ean|ese|ish)")  # `Nigerian`, `Sudanese`; not `Julian`
 _ELIDING = re.compile(r"\b(?P<word>[dDlLjJmMtTsSnN]e|[qQ]ue|[lL]a) $")  # `de Emma` -> `d'Emma`
 _VOWELS = "AEIOUYÀÂÉÈÊËÎÏÔÛÙÜ"
@@ -54,7 +54,7 @@ def placeheld(sentence: str, words: CorpusWords) -> tuple[str, tuple[tuple[str, 
         title = bool(before) and before[-1].lower().rstrip(".") in TITLES
         if not _is_name(match["core"], title, words.source):
             continue
-        if spans and sentence[spans[-1][1] : match.start()] == " " and not sentence[spans[-1][1] - 2 : spans[-1][1]] == "'s":
+        if spans and sentence[spans[-1][1] : match.start()] == " ":
             spans[-1][1] = match.start() + len(match["core"])  # a run: `Hannah Okafor`
         else:
             spans.append([match.start(), match.start() + len(match["core"])])
@@ -67,23 +67,16 @@ def placeheld(sentence: str, words: CorpusWords) -> tuple[str, tuple[tuple[str, 
 
 
 def names_back(translation: str, pairs: tuple[tuple[str, str], ...]) -> str:
-    """`translation` with each placeholder's first whole-word occurrence written as the name it holds,
-    elided before a vowel (`de Emma` -> `d'Emma`)."""
+    """`translation` with each placeholder, as a whole word, written as the name it holds (every time: a model
+    may write it twice), elided before a vowel (`de Emma` -> `d'Emma`)."""
     for placeholder, name in pairs:
-        match = re.search(rf"(?<![\w-]){placeholder}(?![\w-])", translation)
-        if match is None:
-            continue
-        head = translation[: match.start()]
-        elided = _ELIDING.search(head) if name[0] in _VOWELS else None
-        if elided:
-            head = head[: elided.start()] + elided["word"][:-1] + "'"
-        translation = head + name + translation[match.end() :]
+        for match in reversed(list(re.finditer(rf"(?<![\w-]){placeholder}(?![\w-])", translation))):
+            head = translation[: match.start()]
+            elided = _ELIDING.search(head) if name[0] in _VOWELS else None
+            if elided:
+                head = head[: elided.start()] + elided["word"][:-1] + "'"
+            translation = head + name + translation[match.end() :]
     return translation
-# French gender endings: `nigérian`, `nigériane`, `nigérienne` for `Nigerien`. A plural is the source word's
-# (`nigérians` for `Nigerians`): `Toms` for `Tom's` is a garble.
-ENDINGS = ("", "e", "ne")
-_OUTPUT_WORD = re.compile(r"(?P<head>(?:[^\W\d_]')?)(?P<core>[^\W\d_]+)(?P<tail>\W*)")  # `d'Dégo,`
-_MARKS = OPENERS + CLOSING + "”’"  # around a source word: `"Diego,"`, `(Diego)`
 
 
 def _name(word: str) -> str | None:

@@ -26,7 +26,8 @@ class Normalize:
     name = "normalize"
 
     def read(self, sentence: Sentence, context: Context) -> Sentence:
-        return sentence.read(self, as_the_corpus_writes(sentence.text, sentence.record["truecase"] in ("upper", "title")))
+        recased = sentence.record["truecase"] in ("upper", "title")
+        return sentence.read(self, as_the_corpus_writes(sentence.text, recased))
 
     def write(self, draft: Draft, sentence: Sentence, context: Context) -> Draft:
         return draft
