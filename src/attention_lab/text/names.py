@@ -79,6 +79,13 @@ def names_back(translation: str, pairs: tuple[tuple[str, str], ...]) -> str:
     return translation
 
 
+# French gender endings: `nigérian`, `nigériane`, `nigérienne` for `Nigerien`. A plural is the source word's
+# (`nigérians` for `Nigerians`): `Toms` for `Tom's` is a garble.
+ENDINGS = ("", "e", "ne")
+_OUTPUT_WORD = re.compile(r"(?P<head>(?:[^\W\d_]')?)(?P<core>[^\W\d_]+)(?P<tail>\W*)")  # `d'Dégo,`
+_MARKS = OPENERS + CLOSING + "”’"  # around a source word: `"Diego,"`, `(Diego)`
+
+
 def _name(word: str) -> str | None:
     core = re.sub(r"['’]s$", "", word.strip(_MARKS))
     return core if core.isalpha() and core[:1].isupper() and core[1:].islower() else None
