@@ -20,15 +20,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable
-from functools import partial
-
-import numpy as np
 
 from attention_lab.data.calendar_names import DAYS, MONTHS
 from attention_lab.data.date_augmentation import MONTH_NUMBER, dates, days_in
-from attention_lab.data.drawn_pairs import drawn_pairs
+from attention_lab.data.drawn_pairs import Rng, augmentation, pick
 
-CALENDAR_STREAM = 43  # with the seed, this augmentation's random stream
 # Each kind's words swap only among themselves: days, and months by their first sound (a vowel in both
 # languages for April, August and October).
 KINDS = (DAYS, tuple(month for month in MONTHS if month[0][0] not in "AO"),
@@ -57,7 +53,7 @@ def calendar_words(source: str, target: str) -> list[str]:
     return list(dict.fromkeys(english))
 
 
-def swapped(source: str, target: str, rng: np.random.Generator) -> tuple[str, str, dict[str, str]]:
+def swapped(source: str, target: str, rng: Rng) -> tuple[str, str, dict[str, str]]:
     """The pair with each of its `calendar_words` replaced by another of its kind (one not in the
     pair), alike on both sides, keeping each one's number and the French its capitals; and the
     replacements made (old English word -> new; one-to-one, so they can be undone)."""
@@ -70,7 +66,7 @@ def swapped(source: str, target: str, rng: np.random.Generator) -> tuple[str, st
         free = [english for english, _ in KIND[word] if english not in words and english not in replacements.values()
                 and (word not in latest or latest[word] <= days_in(MONTH_NUMBER[english.lower()]))]
         if free:  # a pair naming every day of a kind but one or two (or all three vowel months) keeps some
-            replacements[word] = free[int(rng.integers(len(free)))]
+            replacements[word] = pick(rng, free)
     in_french = {FRENCH[old]: FRENCH[new] for old, new in replacements.items()}
 
     def replace(text: str, pattern: re.Pattern[str], new_words: dict[str, str], key: Callable[[str], str]) -> str:
@@ -88,5 +84,4 @@ def swapped(source: str, target: str, rng: np.random.Generator) -> tuple[str, st
             replace(target, FRENCH_WORD, in_french, str.lower), replacements)
 
 
-# `drawn_pairs`: swapped pairs, drawn among those naming a weekday or month on both sides.
-calendar_pairs = partial(drawn_pairs, stream=CALENDAR_STREAM, applies=calendar_words, rewrite=swapped)
+calendar_pairs = augmentation(43, applies=calendar_words, rewrite=swapped)

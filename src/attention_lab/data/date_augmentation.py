@@ -20,14 +20,10 @@ from __future__ import annotations
 
 import calendar
 import re
-from functools import partial
-
-import numpy as np
 
 from attention_lab.data.calendar_names import FRENCH_MONTH_NAMES, MONTHS
-from attention_lab.data.drawn_pairs import drawn_pairs
+from attention_lab.data.drawn_pairs import Rng, augmentation, pick
 
-DATES_STREAM = 53  # with the seed, this augmentation's random stream
 _ENGLISH_MONTH = "|".join(english for english, _ in MONTHS)
 _DAY = r"(?:[1-9]|[12][0-9]|3[01])"
 _ORDINAL = r"(?:st|nd|rd|th)"
@@ -87,13 +83,13 @@ def dated(source: str, target: str) -> tuple[re.Match[str], re.Match[str]] | Non
     return None
 
 
-def redated(source: str, target: str, rng: np.random.Generator) -> tuple[str, str, tuple[int, int]]:
+def redated(source: str, target: str, rng: Rng) -> tuple[str, str, tuple[int, int]]:
     """The pair with its date or month (`dated`) replaced by a random day of a random month, in one of
     the `FORMS` drawn at random on the English side; and the new (month, day)."""
     english, french = dated(source, target)
     month = int(rng.integers(1, 13))
     day = int(rng.integers(1, days_in(month) + 1))
-    form = FORMS[int(rng.integers(len(FORMS)))]
+    form = pick(rng, FORMS)
     written = form.format(month=MONTHS[month - 1][0], day=day, ordinal=ordinal(day))
     french_date = f"{'1er' if day == 1 else day} {MONTHS[month - 1][1]}"  # French writes the first `1er`
     if "preposition" in english.groupdict():  # `in May` is `on May 5`, `en mai` is `le 5 mai`
@@ -106,5 +102,4 @@ def redated(source: str, target: str, rng: np.random.Generator) -> tuple[str, st
             target[: french.start()] + french_date + target[french.end():], (month, day))
 
 
-# `drawn_pairs`: redated pairs, drawn among those `dated`.
-date_pairs = partial(drawn_pairs, stream=DATES_STREAM, applies=dated, rewrite=redated)
+date_pairs = augmentation(53, applies=dated, rewrite=redated)

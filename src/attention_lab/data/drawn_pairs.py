@@ -1,24 +1,25 @@
-"""The draw the text augmentations share (renumbered, renamed, calendar and titled pairs): train pairs
-chosen at random among those a rewrite applies to, each rewritten, from a random stream of the
-augmentation's own."""
+"""The draw the text augmentations share: train pairs chosen at random among those a rewrite applies to, each
+rewritten, on a random stream of the augmentation's own (turning one on leaves the others' pairs as they were).
+Rewrites work on text, before encoding: the tokenizer reads their pairs as it reads every other pair."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 TextPair = tuple[str, str]  # (English, French)
+Rng = np.random.Generator
 
 
 def drawn_pairs(pairs: Sequence[TextPair], fraction: float, seed: int, stream: int,
-                applies: Callable[[str, str], Any], rewrite: Callable[[str, str, np.random.Generator], tuple],
+                applies: Callable[[str, str], Any], rewrite: Callable[[str, str, Rng], tuple],
                 weight: Callable[[str, str], float] | None = None) -> list[TextPair]:
-    """`round(fraction × len(pairs))` new pairs, each a pair drawn at random (with replacement) among
-    those `applies` is true for, as `rewrite(source, target, rng)` returns it first; seeded by `seed`
-    and `stream`. A pair is drawn in proportion to its `weight` if given, else all alike. None when no
-    pair qualifies."""
+    """`round(fraction × len(pairs))` new pairs, each a pair drawn at random (with replacement) among those
+    `applies` is true for, in proportion to its `weight` if given, as `rewrite(source, target, rng)` returns it
+    first; seeded by `seed` and `stream`. None when no pair qualifies."""
     count = round(fraction * len(pairs))
     chosen = [pair for pair in pairs if applies(*pair)] if count else []
     if not chosen:
@@ -30,3 +31,13 @@ def drawn_pairs(pairs: Sequence[TextPair], fraction: float, seed: int, stream: i
         weights = np.array([weight(*pair) for pair in chosen], dtype=float)  # (len(chosen),)
         drawn = rng.choice(len(chosen), size=count, p=weights / weights.sum())  # (count,)
     return [rewrite(*chosen[int(i)], rng)[:2] for i in drawn]
+
+
+def augmentation(stream: int, applies: Callable, rewrite: Callable, weight: Callable | None = None) -> Callable:
+    """An augmentation's pairs, `(pairs, fraction, seed)`: its `drawn_pairs`, on a `stream` no other uses."""
+    return partial(drawn_pairs, stream=stream, applies=applies, rewrite=rewrite, weight=weight)
+
+
+def pick(rng: Rng, options: Sequence) -> Any:
+    """One of `options`, drawn at random."""
+    return options[int(rng.integers(len(options)))]

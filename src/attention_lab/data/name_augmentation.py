@@ -17,13 +17,9 @@ eliding before it (`d'Avomi`). Made from text, before encoding, as the renumbere
 from __future__ import annotations
 
 import re
-from functools import partial
 
-import numpy as np
+from attention_lab.data.drawn_pairs import Rng, augmentation, pick
 
-from attention_lab.data.drawn_pairs import drawn_pairs
-
-NAMES_STREAM = 41  # with the seed, this augmentation's random stream
 NAME = re.compile(r"\b[A-Z][a-z]+\b")
 CONSONANTS, VOWELS = "bdfgklmnprstvz", "aeiou"
 # 64 of the 424 names the corpus's pairs share and never write in small letters start with a vowel (`Alice`,
@@ -38,19 +34,18 @@ def shared_names(source: str, target: str) -> list[str]:
     return list(dict.fromkeys(name for name in NAME.findall(source) if name in in_target))
 
 
-def made_up_name(rng: np.random.Generator, vowel_first: bool | None = None) -> str:
+def made_up_name(rng: Rng, vowel_first: bool | None = None) -> str:
     """A capitalised name of 2 to 3 consonant-vowel syllables, with a final consonant half the time, the
     first consonant left out (`Avomi`) if `vowel_first`, or `VOWEL_FIRST` of the time when it is None."""
-    letters = [CONSONANTS[rng.integers(len(CONSONANTS))] + VOWELS[rng.integers(len(VOWELS))]
-               for _ in range(int(rng.integers(2, 4)))]
+    letters = [pick(rng, CONSONANTS) + pick(rng, VOWELS) for _ in range(int(rng.integers(2, 4)))]
     if rng.random() < 0.5:
-        letters.append(CONSONANTS[rng.integers(len(CONSONANTS))])
+        letters.append(pick(rng, CONSONANTS))
     if rng.random() < VOWEL_FIRST if vowel_first is None else vowel_first:
         letters[0] = letters[0][1:]
     return "".join(letters).capitalize()
 
 
-def new_name(rng: np.random.Generator, taken: set[str], vowel_first: bool | None = None) -> str:
+def new_name(rng: Rng, taken: set[str], vowel_first: bool | None = None) -> str:
     """A `made_up_name` not in `taken`, added to it."""
     name = made_up_name(rng, vowel_first)
     while name in taken:
@@ -59,7 +54,7 @@ def new_name(rng: np.random.Generator, taken: set[str], vowel_first: bool | None
     return name
 
 
-def renamed(source: str, target: str, rng: np.random.Generator) -> tuple[str, str, dict[str, str]]:
+def renamed(source: str, target: str, rng: Rng) -> tuple[str, str, dict[str, str]]:
     """The pair with each name it shares replaced by a made-up one, the same on both sides, French eliding
     before one that starts with a vowel; and the replacements made (old name -> new name; one-to-one, so
     they can be undone, elision aside)."""
@@ -79,5 +74,4 @@ def renamed(source: str, target: str, rng: np.random.Generator) -> tuple[str, st
     return replace(source), target, replacements
 
 
-# `drawn_pairs`: renamed pairs, drawn among those sharing a name.
-name_pairs = partial(drawn_pairs, stream=NAMES_STREAM, applies=shared_names, rewrite=renamed)
+name_pairs = augmentation(41, applies=shared_names, rewrite=renamed)

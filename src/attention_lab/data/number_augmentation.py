@@ -21,15 +21,11 @@ Made from text, before encoding: the same tokenizer then reads them as it reads 
 from __future__ import annotations
 
 import re
-from functools import partial
-
-import numpy as np
 
 from attention_lab.data.date_augmentation import dates, days_in, ordinal
-from attention_lab.data.drawn_pairs import drawn_pairs
+from attention_lab.data.drawn_pairs import Rng, augmentation
 from attention_lab.data.numbers import digit_groups
 
-NUMBERS_STREAM = 38  # with the seed, this augmentation's random stream
 # The hours and minutes of a time, in either language, each with the largest value it may take: the hours of
 # `8 o'clock`, `8 pm`; of `8:30`, `8 h 30`, `8 heures`; the minutes of `8:30`, `8 h 30`.
 TIMES = ((re.compile(r"\b([0-9]{1,2})(?=(?::[0-9]{2})? ?(?:o'clock|[ap]\.?m\b))", re.IGNORECASE), 12),
@@ -52,7 +48,7 @@ def largest_values(source: str, target: str) -> dict[str, int]:
     return dict(sorted(found, key=lambda place: -place[1]))  # the smallest of a group's limits comes last and wins
 
 
-def random_like(group: str, rng: np.random.Generator, largest: int | None = None) -> str:
+def random_like(group: str, rng: Rng, largest: int | None = None) -> str:
     """A random digit group of `group`'s length, starting with 0 only if `group` does, at most `largest`
     when given (which must leave a choice of that length); `0` and `1` stay, and no other becomes one."""
     if group in ("0", "1"):
@@ -63,7 +59,7 @@ def random_like(group: str, rng: np.random.Generator, largest: int | None = None
     return str(int(rng.integers(low, high + 1))).zfill(digits)
 
 
-def renumbered(source: str, target: str, rng: np.random.Generator) -> tuple[str, str, dict[str, str]]:
+def renumbered(source: str, target: str, rng: Rng) -> tuple[str, str, dict[str, str]]:
     """The pair with each digit group it shares replaced by a new one, the same on both sides, and
     the replacements made (old group -> new group; one-to-one, so they can be undone)."""
     limits = largest_values(source, target)
@@ -80,5 +76,4 @@ def renumbered(source: str, target: str, rng: np.random.Generator) -> tuple[str,
     return NUMBER.sub(replace, source), NUMBER.sub(replace, target), replacements
 
 
-# `drawn_pairs`: renumbered pairs, drawn among those sharing a digit group.
-number_pairs = partial(drawn_pairs, stream=NUMBERS_STREAM, applies=shared_groups, rewrite=renumbered)
+number_pairs = augmentation(38, applies=shared_groups, rewrite=renumbered)

@@ -20,14 +20,10 @@ Made from text, before encoding, as the renamed pairs are.
 from __future__ import annotations
 
 import re
-from functools import partial
-
-import numpy as np
 
 from attention_lab.data.date_augmentation import ANY_MONTH, ordinal
-from attention_lab.data.drawn_pairs import drawn_pairs
+from attention_lab.data.drawn_pairs import Rng, augmentation
 
-ORDINALS_STREAM = 59  # with the seed, this augmentation's random stream
 _UNITS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
           "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth",
           "nineteenth")
@@ -74,7 +70,7 @@ def french_ordinal(number: int, feminine: bool) -> str:
     return ("1re" if feminine else "1er") if number == 1 else f"{number}e"
 
 
-def renumbered_ordinal(source: str, target: str, rng: np.random.Generator) -> tuple[str, str, int]:
+def renumbered_ordinal(source: str, target: str, rng: Rng) -> tuple[str, str, int]:
     """The pair with its ordinal (`ordinal_words`) written in digits on both sides as another, drawn at
     random: a first stays 1 one time in four (the French word gives its gender); else 2 to 31 three times
     in four (every English ending: `2nd`, `3rd`, `11th`, `22nd`, `31st`), or 32 to 199. And the number."""
@@ -89,5 +85,4 @@ def renumbered_ordinal(source: str, target: str, rng: np.random.Generator) -> tu
             target[: french.start()] + french_written + target[french.end():], number)
 
 
-# `drawn_pairs`: pairs with an ordinal in digits, drawn among those with an ordinal word.
-ordinal_pairs = partial(drawn_pairs, stream=ORDINALS_STREAM, applies=ordinal_words, rewrite=renumbered_ordinal)
+ordinal_pairs = augmentation(59, applies=ordinal_words, rewrite=renumbered_ordinal)

@@ -16,15 +16,11 @@ Kesul.`, `Docteur Kesul, attendez.`). Made from text, before encoding, as the re
 from __future__ import annotations
 
 import re
-from functools import partial
 from itertools import permutations
 
-import numpy as np
-
-from attention_lab.data.drawn_pairs import drawn_pairs
+from attention_lab.data.drawn_pairs import Rng, augmentation, pick
 from attention_lab.data.name_augmentation import new_name, shared_names
 
-TITLES_STREAM = 47  # with the seed, this augmentation's random stream
 # (English, French, French spoken to) titles of each gender, drawn alike: the dotted forms are
 # American, the undotted ones British. French spells a title out to address the person (`Merci,
 # Monsieur Kesul.`), and a doctor takes no article then.
@@ -82,7 +78,7 @@ def couple(source: str, target: str) -> tuple[str, str] | None:
     return None
 
 
-def titled(source: str, target: str, rng: np.random.Generator) -> tuple[str, str, dict[str, str]]:
+def titled(source: str, target: str, rng: Rng) -> tuple[str, str, dict[str, str]]:
     """The pair with each of its `titled_people` replaced by a title of their gender and a made-up
     surname (never a word of the pair), alike on both sides, a `couple` by the two titles and one
     surname (`COUPLES`); and the replacements made (name -> English title(s) and surname)."""
@@ -91,13 +87,13 @@ def titled(source: str, target: str, rng: np.random.Generator) -> tuple[str, str
     french: dict[str, tuple[str, str, str]] = {}
     together = couple(source, target)
     if together:
-        titles, in_french = COUPLES[int(rng.integers(len(COUPLES)))]
+        titles, in_french = pick(rng, COUPLES)
         named = new_name(rng, taken)
         source = re.sub(rf"\b{together[0]} and {together[1]}\b", f"{titles} {named}", source)
         target = re.sub(rf"\b{together[0]} et {together[1]}\b", f"{in_french} {named}", target)
         english = dict.fromkeys(together, f"{titles} {named}")
     for name in titled_people(source, target):
-        title, in_french, addressed = TITLES[PEOPLE[name]][int(rng.integers(len(TITLES[PEOPLE[name]])))]
+        title, in_french, addressed = pick(rng, TITLES[PEOPLE[name]])
         named = new_name(rng, taken)
         english[name] = f"{title} {named}"
         french[name] = (in_french, addressed if spoken_to(name, source) and spoken_to(name, target) else in_french,
@@ -122,5 +118,4 @@ def titled(source: str, target: str, rng: np.random.Generator) -> tuple[str, str
     return source, target, english
 
 
-# `drawn_pairs`: titled pairs, drawn among those naming one of `PEOPLE` on both sides (in proportion to `weight`).
-title_pairs = partial(drawn_pairs, stream=TITLES_STREAM, applies=titled_people, rewrite=titled, weight=weight)
+title_pairs = augmentation(47, applies=titled_people, rewrite=titled, weight=weight)
