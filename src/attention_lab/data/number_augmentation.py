@@ -1,21 +1,9 @@
-"""Number-copying augmentation: training pairs whose numbers are replaced, the same on both sides, by
-random numbers of the same shape.
+"""Number-copying augmentation: training pairs whose numbers are replaced, the same on both sides, by random
+numbers of the same shape (`It's 8:30.` / `Il est 8 h 30.` becomes `It's 5:47.` / `Il est 5 h 47.`).
 
-The corpus has few numbers (about 1,100 of its 167,000 lines have a digit), always the same ones
-(`2:30`, `30 years`, `1980`), so a model learns them as words and writes `122` for `12` or `cent` for
-`2011`. Pairs with other numbers in the same places show it that a number is copied, digit by digit
-(the tokenizer splits digits: `train_tokenizer.subword.split_digits`).
-
-A digit group (data/numbers.py) is replaced when it appears on both sides, so the pair stays a
-translation: `It's 8:30.` / `Il est 8 h 30.` can become `It's 5:47.` / `Il est 5 h 47.`, and `3.50` /
-`3,50` becomes `7.14` / `7,14`; a group one side writes in words (`2,000` / `deux mille`) stays.
-The new group has the same number of digits, no leading zero unless it had one (`000` of `1,000` may become
-`407`), and a value its place allows: hours to 12 on a 12-hour clock (`8 o'clock`, `8 pm`) and 23 on another
-(`8:30`, `8 h 30`), minutes to 59, a day to its month's length (`March 31`); an ordinal's ending follows its
-number (`2nd` may become `3rd`). 0 and 1 stay and no other group becomes one, as the noun after them keeps its
-number (`1 brother` / `1 frère`; French counts 0 in the singular too).
-
-Made from text, before encoding: the same tokenizer then reads them as it reads every other pair.
+The corpus has few numbers (about 1,100 of its 167,000 lines have a digit), always the same ones, so a model
+learns them as words and writes `122` for `12` or `cent` for `2011`: these pairs show it that a number is
+copied, digit by digit (the tokenizer splits digits: `train_tokenizer.subword.split_digits`).
 """
 
 from __future__ import annotations
@@ -26,8 +14,7 @@ from attention_lab.data.date_augmentation import dates, days_in, ordinal
 from attention_lab.data.drawn_pairs import Rng, augmentation
 from attention_lab.data.numbers import digit_groups
 
-# The hours and minutes of a time, in either language, each with the largest value it may take: the hours of
-# `8 o'clock`, `8 pm`; of `8:30`, `8 h 30`, `8 heures`; the minutes of `8:30`, `8 h 30`.
+# A time's hours (`8 o'clock`, `8 pm`; `8:30`, `8 h 30`, `8 heures`) and minutes, each with its largest value.
 TIMES = ((re.compile(r"\b([0-9]{1,2})(?=(?::[0-9]{2})? ?(?:o'clock|[ap]\.?m\b))", re.IGNORECASE), 12),
          (re.compile(r"\b([0-9]{1,2})(?=:[0-9]{2}\b| ?h(?: ?[0-9]{2})?\b| heures?\b)"), 23),
          (re.compile(r"\b[0-9]{1,2}(?::| ?h ?)([0-9]{2})\b"), 59))
@@ -35,7 +22,8 @@ NUMBER = re.compile(r"([0-9]+)((?:st|nd|rd|th)\b)?")  # a digit group and its En
 
 
 def shared_groups(source: str, target: str) -> list[str]:
-    """The digit groups of `source` that `target` has too, in source order."""
+    """The digit groups (data/numbers.py) of `source` that `target` has too, in source order: replacing only
+    those keeps the pair a translation (`3.50` / `3,50` becomes `7.14` / `7,14`; `2,000` / `deux mille` stays)."""
     target_groups = set(digit_groups(target))
     return [group for group in digit_groups(source) if group in target_groups]
 
@@ -49,8 +37,9 @@ def largest_values(source: str, target: str) -> dict[str, int]:
 
 
 def random_like(group: str, rng: Rng, largest: int | None = None) -> str:
-    """A random digit group of `group`'s length, starting with 0 only if `group` does, at most `largest`
-    when given (which must leave a choice of that length); `0` and `1` stay, and no other becomes one."""
+    """A random digit group of `group`'s length, starting with 0 only if `group` does, at most `largest` when
+    given (which must leave a choice of that length). `0` and `1` stay, and no other becomes one, so the noun
+    after them keeps its number (`1 brother` / `1 frère`; French counts 0 in the singular too)."""
     if group in ("0", "1"):
         return group
     digits = len(group)
@@ -60,8 +49,8 @@ def random_like(group: str, rng: Rng, largest: int | None = None) -> str:
 
 
 def renumbered(source: str, target: str, rng: Rng) -> tuple[str, str, dict[str, str]]:
-    """The pair with each digit group it shares replaced by a new one, the same on both sides, and
-    the replacements made (old group -> new group; one-to-one, so they can be undone)."""
+    """The pair with each of its `shared_groups` replaced alike by a `random_like` one its places allow
+    (`largest_values`), an ordinal's ending following (`2nd` may become `3rd`); and the replacements, one-to-one."""
     limits = largest_values(source, target)
     taken, replacements = set(digit_groups(f"{source} {target}")), {}
     for group in shared_groups(source, target):  # a new group differs from every other group of the pair
