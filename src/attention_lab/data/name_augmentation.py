@@ -1,17 +1,9 @@
-"""Name-copying augmentation: training pairs whose names are replaced, the same on both sides, by
-made-up names.
+"""Name-copying augmentation: training pairs whose names are replaced, the same on both sides, by made-up
+names (`Tom met Mary.` / `Tom a vu Mary.` becomes `Ravomi met Kesul.` / `Ravomi a vu Kesul.`).
 
-The corpus's people are nearly all Tom and Mary: of the 14,836 train pairs (of 150,318) that share a
-name between their sides, 13,085 name Tom and 1,336 Mary; then come Boston (549) and Tokyo (120), and
-John has 67. So a model learns those few as words and garbles any other name (`Anna is my sister.`
-came out as `Un docteur est ma sœur.`). Pairs with other names in their places show it that a name
-it does not know is copied, piece by piece.
-
-A name is a capitalised word (a capital, then small letters) that both sides write alike: `Tom`,
-`Boston`, `Tokyo`; `I` is none, and neither is a word the French side writes otherwise (`The`).
-Each is replaced everywhere in the pair by one made-up name of 2 to 3 syllables (`Ravomi`, `Kesul`),
-never a word of the pair, which starts with a vowel as often as the corpus's names do (`Avomi`), French
-eliding before it (`d'Avomi`). Made from text, before encoding, as the renumbered pairs are.
+The corpus's people are nearly all Tom and Mary (13,085 and 1,336 of the 14,836 train pairs that share a name;
+John has 67), so a model learns those few as words and garbles any other (`Anna is my sister.` came out as
+`Un docteur est ma sœur.`): these pairs show it that a name it does not know is copied, piece by piece.
 """
 
 from __future__ import annotations
@@ -20,16 +12,15 @@ import re
 
 from attention_lab.data.drawn_pairs import Rng, augmentation, pick
 
-NAME = re.compile(r"\b[A-Z][a-z]+\b")
+NAME = re.compile(r"\b[A-Z][a-z]+\b")  # a capital, then small letters: `Tom`, `Boston`; `I` is none
 CONSONANTS, VOWELS = "bdfgklmnprstvz", "aeiou"
-# 64 of the 424 names the corpus's pairs share and never write in small letters start with a vowel (`Alice`,
-# `Osaka`; `Oh` is no name).
+# 64 of the 424 names the corpus's pairs share (never in small letters) start with a vowel: `Alice`, `Osaka`.
 VOWEL_FIRST = 0.15
 ELIDING = r"\b(?i:de|que|lorsque|puisque|jusque|le|la) "  # French's words that elide before a vowel: `d'Anna`
 
 
 def shared_names(source: str, target: str) -> list[str]:
-    """The names of `source` that `target` writes alike, in source order, each once."""
+    """The names of `source` that `target` writes alike (not `The`), in source order, each once."""
     in_target = set(NAME.findall(target))
     return list(dict.fromkeys(name for name in NAME.findall(source) if name in in_target))
 
@@ -55,23 +46,18 @@ def new_name(rng: Rng, taken: set[str], vowel_first: bool | None = None) -> str:
 
 
 def renamed(source: str, target: str, rng: Rng) -> tuple[str, str, dict[str, str]]:
-    """The pair with each name it shares replaced by a made-up one, the same on both sides, French eliding
-    before one that starts with a vowel; and the replacements made (old name -> new name; one-to-one, so
-    they can be undone, elision aside)."""
+    """The pair with each of its `shared_names` replaced alike by a `new_name`, never a word of the pair, French
+    eliding before a vowel (`d'Avomi`); and the replacements made (old -> new; one-to-one, elision aside)."""
     taken = set(re.findall(r"\w+", f"{source} {target}"))
     # A name French writes after an elision (`d'Alice`, `l'Europe`) keeps a vowel first: `l'` does not say
     # whether a consonant would take `le` or `la`.
     elided = set(re.findall(r"'([A-Z][a-z]+)", target))
     replacements = {name: new_name(rng, taken, name in elided or None) for name in shared_names(source, target)}
-
-    def replace(text: str) -> str:
-        return NAME.sub(lambda match: replacements.get(match.group(), match.group()), text)
-
-    target = replace(target)
+    source, target = (NAME.sub(lambda match: replacements.get(match[0], match[0]), side) for side in (source, target))
     vowel_first = "|".join(new for new in replacements.values() if new[0] in "AEIOU")
     if vowel_first:
         target = re.sub(rf"{ELIDING}(?=(?:{vowel_first})\b)", lambda match: match[0][:-2] + "'", target)
-    return replace(source), target, replacements
+    return source, target, replacements
 
 
 name_pairs = augmentation(41, applies=shared_names, rewrite=renamed)
