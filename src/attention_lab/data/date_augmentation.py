@@ -1,19 +1,10 @@
-"""Date augmentation: training pairs whose date is replaced by another, written each of the ways English
-writes one, the same date on both sides (`I'll come on May 23rd.` / `Je viendrai le 23 mai.` becomes
-`I'll come on the 5th of November.` / `Je viendrai le 5 novembre.`).
+"""Date augmentation: training pairs whose date is replaced by another, the same on both sides, written each
+of the ways English writes one (`on May 23rd` / `le 23 mai` becomes `on the 5th of November` / `le 5 novembre`).
 
-The corpus dates a day in a few dozen of its 150,318 train pairs, most of them `October 20th`, and in
-one way or two: `May 23rd` or `June 4, 1974`. A model learns those and drops the rest: `My birthday is
-on May 5.` came out as `Mon anniversaire, je l'ai 5.`, and `Can you come on the 9th of April?` as
-`Peux-tu venir à la 9ième avril ?` Pairs with other days of other months, written `May 5`, `May 5th`,
-`the 5th of May` or, as British English writes it, `5 May` and `5th May`, teach that each is `le 5 mai`
-(`le 1er mai` on the first).
-
-A pair qualifies when its English side writes one date, a month and its day in digits, and its French
-side the same day of the same month, in digits, and neither another. There are 30 in the train split,
-so a month alone stands in too (65 pairs): `in May` / `en mai` becomes `on May 5` / `le 5 mai`, with
-the sentence around it as it was. A year after the date stays (`on 5 May 1990`, as British English
-writes it, has no comma). Made from text, before encoding, as the renamed pairs are.
+The corpus dates a day in 30 of its 150,318 train pairs, most of them `October 20th`, so a model drops the dates
+it has not seen written so (`My birthday is on May 5.` came out as `Mon anniversaire, je l'ai 5.`): these pairs
+teach that `May 5`, `May 5th`, `the 5th of May` and, as British English writes it, `5 May` and `5th May` are all
+`le 5 mai`.
 """
 
 from __future__ import annotations
@@ -27,8 +18,7 @@ from attention_lab.data.drawn_pairs import Rng, augmentation, pick
 _ENGLISH_MONTH = "|".join(english for english, _ in MONTHS)
 _DAY = r"(?:[1-9]|[12][0-9]|3[01])"
 _ORDINAL = r"(?:st|nd|rd|th)"
-# A day of a month, month first or day first (`May 5`, `May 5th`, `the 5th of May`, `5 May`, `5th May`);
-# not `May 5.5`, `May 50` or `May 5:30`.
+# A day of a month in any of the `FORMS`, not `May 5.5`, `May 50` or `May 5:30`.
 ENGLISH_DATE = re.compile(rf"""\b(?:
     (?P<month>{_ENGLISH_MONTH})\ (?P<day>{_DAY}){_ORDINAL}?
   | the\ (?P<day_of>{_DAY}){_ORDINAL}\ of\ (?P<month_of>{_ENGLISH_MONTH})
@@ -56,8 +46,7 @@ def days_in(month: int) -> int:
 
 
 def month_and_day(match: re.Match[str]) -> tuple[int, int]:
-    """The (month, day) a match of `ENGLISH_DATE` or `FRENCH_DATE` names, or (month, 0) one of `ENGLISH_IN_MONTH`
-    or `FRENCH_IN_MONTH`."""
+    """The (month, day) a match of `ENGLISH_DATE` or `FRENCH_DATE` names; day 0 for a month alone (`*_IN_MONTH`)."""
     found = [value for value in match.groupdict().values() if value]
     month = next(value for value in found if value.lower() in MONTH_NUMBER)
     day = next((value for value in found if value[0].isdigit()), "0")
@@ -70,9 +59,8 @@ def dates(text: str) -> list[tuple[int, int]]:
 
 
 def dated(source: str, target: str) -> tuple[re.Match[str], re.Match[str]] | None:
-    """Where the pair writes a date, or a month a date can stand in for: its one match on each side
-    (`ENGLISH_DATE` and `FRENCH_DATE` naming the same day, or `ENGLISH_IN_MONTH` and `FRENCH_IN_MONTH`
-    the same month), when neither side names another month; else None."""
+    """The pair's one date on each side (`ENGLISH_DATE`, `FRENCH_DATE`: the same day; 30 train pairs) or else its
+    month alone (`*_IN_MONTH`: the same month; 65 more), when neither side names another month; else None."""
     if len(ANY_MONTH.findall(source)) != 1 or len(ANY_MONTH.findall(target)) != 1:
         return None  # `in May and July`
     for english_pattern, french_pattern in ((ENGLISH_DATE, FRENCH_DATE), (ENGLISH_IN_MONTH, FRENCH_IN_MONTH)):
@@ -92,12 +80,10 @@ def redated(source: str, target: str, rng: Rng) -> tuple[str, str, tuple[int, in
     form = pick(rng, FORMS)
     written = form.format(month=MONTHS[month - 1][0], day=day, ordinal=ordinal(day))
     french_date = f"{'1er' if day == 1 else day} {MONTHS[month - 1][1]}"  # French writes the first `1er`
-    if "preposition" in english.groupdict():  # `in May` is `on May 5`, `en mai` is `le 5 mai`
+    if "preposition" in english.groupdict():  # a month alone: `on` and `le` before the new date
         written = ("On " if english["preposition"][0] == "I" else "on ") + written
         french_date = ("Le " if french["preposition"][0] == "E" else "le ") + french_date
-    after = source[english.end():]
-    if not form.startswith("{month}"):
-        after = YEAR_AFTER.sub(" ", after)
+    after = source[english.end():] if form.startswith("{month}") else YEAR_AFTER.sub(" ", source[english.end():])
     return (source[: english.start()] + written + after,
             target[: french.start()] + french_date + target[french.end():], (month, day))
 
