@@ -222,7 +222,7 @@ def test_a_line_missing_a_number_of_its_source_is_noted(trained_model, capsys, m
     args = ["translate", "--model", trained_model, "--device", "cpu", *lines]
     code, out, err = cli(capsys, *args)
     assert code == 0 and "3" in out and "12" in out and "numbers" not in err
-    monkeypatch.setattr("attention_lab.inference.translator.put_back",
+    monkeypatch.setattr("attention_lab.text.protect.put_back",
                         lambda carried, source, pieces, attention, src, tgt, recase=str: recase(tgt.join(pieces)))
     code, out, err = cli(capsys, *args)
     assert code == 0 and "3" not in out

@@ -387,6 +387,6 @@ def test_the_served_model_names_the_numbers_a_translation_lacks(served, monkeypa
 
     rows = pd.DataFrame({served_model.TEXT: ["I see 3 cats and 12 dogs.", "I see the cat.", ""]})
     assert served.predict(None, rows)["missing_numbers"].tolist() == ["", "", ""]
-    monkeypatch.setattr("attention_lab.inference.translator.put_back",
+    monkeypatch.setattr("attention_lab.text.protect.put_back",
                         lambda carried, source, pieces, attention, src, tgt, recase=str: recase(tgt.join(pieces)))
     assert served.predict(None, rows)["missing_numbers"].tolist() == ["3 12", "", ""]

@@ -276,7 +276,7 @@ def test_evaluate_reports_number_fidelity_and_the_input_checks(stages, monkeypat
     # typed without apostrophes (`don't` read back).
     assert metrics["inputs"] == {f"{name}_bleu": metrics["greedy"]["bleu"]
                                  for name in ("upper", "title", "lower", "unpunctuated", "no_apostrophes")}
-    monkeypatch.setattr("attention_lab.inference.translator.put_back",
+    monkeypatch.setattr("attention_lab.text.protect.put_back",
                         lambda carried, source, pieces, attention, src, tgt, recase=str: recase(tgt.join(pieces)))
     metrics, _, _ = score_test_split(translator, test, EvaluateParams(search=SearchParams(beam_size=2)))
     # Dropped, "3" is missing, and asked for; "12" is missing too, but the reference spells it out.
