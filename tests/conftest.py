@@ -11,6 +11,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # corpus_factory
+# Every process a test starts (the CLI, a stage, a served model) computes on one thread, as the tests' own
+# do (`_one_thread`): torch's OpenMP threads spin while they wait, and two of them in a process on a 2-core
+# machine the other xdist worker keeps busy doubled its CPU time (tests/test_cli.py: 190 s of CPU, 144 s on one).
+os.environ["OMP_NUM_THREADS"] = "1"
 
 REPO = Path(__file__).resolve().parent.parent
 # The tiny corpus' settings shared by the trained-model fixture and the end-to-end pipeline tests.
