@@ -50,8 +50,11 @@ def placeheld(sentence: str, words: CorpusWords) -> tuple[str, tuple[tuple[str, 
     free = [p for p in PLACEHOLDERS if not re.search(rf"\b{p}\b", sentence)]
     spans: list[list[int]] = []  # [start, end] of each run
     for match in _CAPITALISED.finditer(sentence):
-        before = sentence[: match.start()].split()
-        title = bool(before) and before[-1].lower().rstrip(".") in TITLES
+        # The word before, read back to the space before it: splitting the sentence up to each name took n² steps.
+        end = match.start()
+        while end and sentence[end - 1].isspace():
+            end -= 1
+        title = sentence[sentence.rfind(" ", 0, end) + 1 : end].lower().rstrip(".") in TITLES
         if not _is_name(match["core"], title, words.source):
             continue
         if spans and sentence[spans[-1][1] : match.start()] == " ":
