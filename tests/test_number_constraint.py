@@ -113,3 +113,19 @@ def test_a_word_vocabulary_is_searched_without_the_constraint():
             return "1977" if token_id == 5 else super().piece(token_id)
 
     assert NumberConstraint.build(["In 1977."], Words(), torch.tensor([10]), 1) is None
+
+
+@pytest.mark.parametrize("keep_live", [False, True])
+def test_a_beam_writes_every_span_on_a_model_that_would_write_none(keep_live):
+    # Digits 6 below everything else: the likelier hypotheses leave the numbers out and run to the limit;
+    # the banks keep those that wrote more of them (dynamic beam allocation), and one that wrote all is the result.
+    sources = ["It is 7:45 .", "She has 2 cats and 13 dogs .", "In 1977 ."]
+    torch.manual_seed(0)
+    src, src_len = torch.randint(4, len(PIECES), (len(sources), 6)), torch.tensor([6, 5, 4])
+    limits = torch.full((len(sources),), 12)
+    for seed in range(3):
+        numbers = NumberConstraint.build(sources, Pieces(), limits, 4)
+        decoded = run_search(biased_model(seed, digits=-6.0), src, src_len, limits, 4, 1.0, keep_live=keep_live,
+                             numbers=numbers)
+        for source, row in zip(sources, decoded.tokens.tolist()):
+            assert sorted(re.findall(r"[0-9]+", text(row))) == sorted(digit_groups(source)), (seed, source, text(row))

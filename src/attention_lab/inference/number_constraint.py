@@ -19,9 +19,12 @@ placeholder the source has is a span too, which `<eos>` waits for, but which the
 elsewhere (its pieces are words of their own, not digits that only the source's numbers may spell).
 
 Each sentence's spans make a trie over an alphabet of the digits and the placeholders' pieces, and each
-hypothesis row carries its node in it (-1: outside a run). It needs a vocabulary whose digit pieces are
-single digits (SentencePiece with `split_digits`); a word vocabulary, whose numbers are whole words, is
-searched without it. Shapes as in `search.py`; A is the alphabet's size.
+hypothesis row carries its node in it (-1: outside a run) and the symbols of the spans it has written. A
+beam search keeps the rows that wrote more of the spans beside likelier ones that wrote less (`banks`, and
+search_steps.allocated: Post & Vilar's dynamic beam allocation), with each row's best symbol a candidate
+(`best_symbols`): a model that rarely writes a span's first piece still finds a translation that writes it.
+It needs a vocabulary whose digit pieces are single digits (SentencePiece with `split_digits`); a word
+vocabulary, whose numbers are whole words, is searched without it. Shapes as in `search.py`.
 """
 
 from __future__ import annotations
@@ -45,24 +48,26 @@ MAX_GROUPS = 62  # a sentence's groups with a bit of their own (in an int64); mo
 
 class NumberConstraint:
     def __init__(self, children: Tensor, need: Tensor, bit: Tensor, below: Tensor, roots: Tensor, wanted: Tensor,
-                 again: Tensor, limits: Tensor, digit_of: Tensor, starts_word: Tensor, mixed: Tensor,
-                 width: int) -> None:
-        """children (U, A): the node after each symbol, -1 for none; need (U,): digits still to write
+                 again: Tensor, depth: Tensor, limits: Tensor, digit_of: Tensor, starts_word: Tensor, mixed: Tensor,
+                 width: int, most: int) -> None:
+        """children (U, ALPHABET): the node after each symbol, -1 for none; need (U,): digits still to write
         from a node to the end of a group (0: a group ends there); bit (U,): the group that ends at a
         node, as a bit of its sentence's groups (0 for none); below (U,): the bits of the groups a
         node leads to; roots (B,): each sentence's root; wanted (B,): the bits of all its groups;
-        again (B,): the bits of those that may be written more than once;
-        limits (B,): its output tokens at most, so that no run is cut off unfinished; digit_of (V,):
-        each token's symbol (0-9 for a digit, then the placeholders), -1 for a token without one;
-        starts_word (V,): the piece begins a word;
-        mixed (V,): a piece of digits and other characters, never written; `width` rows per sentence."""
+        again (B,): the bits of those that may be written more than once; depth (U,): a node's symbols
+        from its root; limits (B,): its output tokens at most, so that no run is cut off unfinished;
+        digit_of (V,): each token's symbol (0-9 for a digit, then the placeholders), -1 for a token without
+        one; starts_word (V,): the piece begins a word; mixed (V,): a piece of digits and other characters,
+        never written; `width` rows per sentence; `most`: the symbols of a sentence's spans, at most."""
         self.children, self.need, self.bit, self.below = children, need, bit, below
-        self.roots, self.wanted, self.again, self.limits = roots, wanted, again, limits
+        self.roots, self.wanted, self.again, self.depth, self.limits = roots, wanted, again, depth, limits
         self.digit_of, self.starts_word, self.width = digit_of, starts_word, width
         self.digit_ids = (digit_of >= 0).nonzero()[:, 0]  # (J,)
         self.mixed_ids = mixed.nonzero()[:, 0]
         self.state = torch.full((len(roots) * width,), -1, dtype=torch.long, device=roots.device)  # (N,)
         self.written = torch.zeros_like(self.state)  # (N,) the bits of the groups each row has written
+        self.done = torch.zeros_like(self.state)  # (N,) the symbols of the spans each row has written, once each
+        self.most = most
         self.steps = 0  # tokens each row has written
 
     @classmethod
@@ -76,13 +81,15 @@ class NumberConstraint:
             return None
         children: list[list[int]] = []
         ends: list[bool] = []
+        depth: list[int] = []
 
-        def node() -> int:
+        def node(above: int = -1) -> int:
             children.append([-1] * ALPHABET)
             ends.append(False)
+            depth.append(depth[above] + 1 if above >= 0 else 0)
             return len(children) - 1
 
-        roots, wanted, again, bits = [], [], [], {}
+        roots, wanted, again, bits, most = [], [], [], {}, 0
         for k, source in enumerate(sources):
             roots.append(node())
             wanted.append(0)
@@ -90,11 +97,13 @@ class NumberConstraint:
             groups = number_groups(source)
             counts = Counter(groups)
             placeholders = [[10 + PLACEHOLDERS.index(name)] for name in (names[k] if names else ())]
-            for index, group in enumerate([list(map(int, g)) for g in dict.fromkeys(groups)] + placeholders):
+            spans = [list(map(int, g)) for g in dict.fromkeys(groups)] + placeholders
+            most = max(most, sum(map(len, spans[:MAX_GROUPS])))
+            for index, group in enumerate(spans):
                 at = roots[-1]
                 for digit in group:
                     if children[at][digit] < 0:
-                        children[at][digit] = node()
+                        children[at][digit] = node(at)
                     at = children[at][digit]
                 ends[at] = True
                 bits[at] = 1 << min(index, MAX_GROUPS)
@@ -107,8 +116,8 @@ class NumberConstraint:
         device = limits.device
         digit_of, starts_word, mixed = (t.to(device) for t in vocabulary)
         bit = [bits.get(at, 0) for at in range(len(children))]
-        return cls(*(torch.tensor(t, device=device) for t in (children, need, bit, below, roots, wanted, again)),
-                   limits, digit_of, starts_word, mixed, width)
+        return cls(*(torch.tensor(t, device=device) for t in (children, need, bit, below, roots, wanted, again, depth)),
+                   limits, digit_of, starts_word, mixed, width, most)
 
     @staticmethod
     def takes_names(codec: Codec) -> bool:
@@ -148,6 +157,26 @@ class NumberConstraint:
         wanted = self.wanted[rows // self.width]  # (n,)
         log_probs[:, EOS_ID].masked_fill_((written & wanted) != wanted, float("-inf"))  # every group written first
 
+    def best_symbols(self, log_probs: Tensor) -> tuple[Tensor, Tensor]:
+        """Each row's likeliest digit or placeholder piece of `log_probs` (n, V) once masked: its
+        log-probability (n,) (-inf: none may be written) and its token (n,)."""
+        best, at = log_probs[:, self.digit_ids].max(dim=1)  # (n,)
+        return best, self.digit_ids[at]
+
+    def banks(self, tokens: Tensor) -> Tensor:
+        """How far each row's candidate `tokens` (N, k) take it through its sentence's spans (N, k), from 0 to
+        2 `most`: two for each symbol of a span written with the token, less one while a run is under way
+        (the row writes one more symbol or ends it; cut at the limit it is no span)."""
+        state = self.state[:, None]  # (N, 1)
+        symbol, inside = self.digit_of[tokens], state >= 0  # (N, k), (N, 1)
+        goes_on = inside & (symbol >= 0) & ~self.starts_word[tokens]  # (N, k)
+        wanted = self.wanted[torch.arange(len(state), device=state.device) // self.width, None]  # (N, 1)
+        fresh = inside & ((self.bit[state.clamp(min=0)] & wanted & ~self.written[:, None]) != 0)  # (N, 1)
+        done = self.done[:, None] + torch.where(fresh & ~goes_on, self.depth[state.clamp(min=0)], 0)  # (N, k)
+        at = self.children[state.clamp(min=0), symbol.clamp(min=0)].clamp(min=0)  # (N, k) a run's node after it
+        under_way = torch.where(goes_on, self.depth[at], (symbol >= 0).long())  # (N, k) symbols of the run
+        return (2 * (done + under_way) - (under_way > 0).long()).clamp(max=2 * self.most)  # a span again: no more
+
     def advance(self, origin: Tensor, tokens: Tensor) -> None:
         """Each row (N,) now extends row `origin` (N,) (within its sentence) with `tokens` (N,)."""
         before = self.state[origin]  # (N,)
@@ -156,7 +185,11 @@ class NumberConstraint:
         going_on = (before >= 0) & ~self.starts_word[tokens]
         after = self.children[torch.where(going_on, before, root), digit.clamp(min=0)]  # (N,)
         ended = (before >= 0) & ~((digit >= 0) & going_on)  # the run under way ended before this token
-        self.written = self.written[origin] | torch.where(ended, self.bit[before.clamp(min=0)], 0)
+        completed = torch.where(ended, self.bit[before.clamp(min=0)], 0)  # (N,)
+        wanted = self.wanted[torch.arange(len(origin), device=origin.device) // self.width]  # (N,)
+        fresh = (completed & wanted & ~self.written[origin]) != 0  # (N,)
+        self.done = self.done[origin] + torch.where(fresh, self.depth[before.clamp(min=0)], 0)
+        self.written = self.written[origin] | completed
         self.state = torch.where(digit >= 0, after, -1)
         self.steps += 1
 

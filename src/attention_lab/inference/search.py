@@ -35,6 +35,7 @@ from attention_lab.inference.search_steps import (
     drop_finished,
     length_penalty,
     minimum_lengths,
+    allocated,
     next_candidates,
     source_words,
 )
@@ -81,24 +82,29 @@ def greedy_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: T
 
 class _Pool:
     """The finished hypotheses of `keep_live` beam search: each sentence's `width` best so far,
-    best first, each as its score, the step that ended it, the row it extended at that step and
-    its last token; -inf scores are empty places."""
+    best first (by bank first: `NumberConstraint.banks`), each as its score, the step that ended it, the
+    row it extended at that step and its last token; -inf scores are empty places."""
 
     def __init__(self, batch: int, width: int, device: torch.device) -> None:
         self.scores = torch.full((batch, width), float("-inf"), dtype=torch.float64, device=device)
         self.steps = torch.zeros(batch, width, dtype=torch.long, device=device)
         self.parents = torch.zeros(batch, width, dtype=torch.long, device=device)
         self.tokens = torch.zeros(batch, width, dtype=torch.long, device=device)
+        self.banks = torch.full((batch, width), -1, dtype=torch.long, device=device)
 
     def full(self) -> Tensor:
         """(B,) whether a sentence has `width` finished hypotheses: by fairseq's rule it is done."""
         return self.scores[:, -1].isfinite()
 
-    def add(self, scores: Tensor, step: int, parents: Tensor, tokens: Tensor) -> None:
-        """Candidates (B, C) ending at `step` (-inf: none) join the pool, which keeps the best `width`."""
+    def add(self, scores: Tensor, step: int, parents: Tensor, tokens: Tensor, banks: Tensor) -> None:
+        """Candidates (B, C) ending at `step` (-inf: none) in `banks` (B, C) join the pool, which keeps the best
+        `width`: of the highest bank, then by score."""
         width = self.scores.shape[1]
         merged = torch.cat([self.scores, scores], dim=1)  # (B, W + C)
-        self.scores, best = merged.topk(width, dim=1)  # (B, W)
+        banks = torch.cat([self.banks, banks], dim=1).masked_fill(merged.isneginf(), -1)  # an empty place: last
+        by_score = merged.argsort(dim=1, descending=True, stable=True)  # (B, W + C)
+        best = by_score.gather(1, banks.gather(1, by_score).argsort(dim=1, descending=True, stable=True))[:, :width]
+        self.scores, self.banks = merged.gather(1, best), banks.gather(1, best)  # (B, W)
         self.steps = torch.cat([self.steps, torch.full_like(parents, step)], dim=1).gather(1, best)
         self.parents = torch.cat([self.parents, parents], dim=1).gather(1, best)
         self.tokens = torch.cat([self.tokens, tokens], dim=1).gather(1, best)
@@ -143,6 +149,9 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
     higher, but waiting for it costs steps on every sentence) or, at its limit, when every live
     hypothesis ended; the result is the pool's best.
 
+    With `numbers`, the candidates are ranked in turns by how many of the sentence's spans they wrote
+    (`search_steps.allocated`), and the result is the best of those that wrote the most.
+
     Each step keeps its survivors' tokens, the rows they extend and the attention of the rows
     extended; the winners' outputs are read back through those pointers at the end, so a step
     costs the same at the 500th output token as at the first (copying every hypothesis's history
@@ -182,8 +191,9 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
     for step in range(int(limits.max())):
         rows = sentence_rows(sentences, width)  # (n,)
         no_eos = None if min_lens is None else lengths < min_lens  # (N,)
+        # (N, k) each (k + 1 with `numbers`: a row's best digit or placeholder besides), ., (N, R, S)
         log_probs, next_tokens, state, weights = next_candidates(model, tokens, state, finished, rows, k, banned,
-                                                                  maps, no_eos, numbers)  # (N, k), (N, k), ., (N, R, S)
+                                                                  maps, no_eos, numbers)
         attention.append(weights)
         candidates = sums.view(-1, 1) + log_probs  # (N, k)
         new_lengths = lengths + ~finished  # (N,)
@@ -191,15 +201,21 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
         if coverage > 0:
             new_covered = covered + weights.mean(dim=1) * (~finished)[:, None]  # (N, S)
             ranked = ranked + coverage_penalty(new_covered, words, coverage)[:, None]
-        top_ranked, top = ranked.view(batch, width * k).topk(taken, dim=-1)  # (B, C) among W·k, best first
-        origin = row_offset + top // k  # (B, C) the row each candidate extends
-        top_sums = candidates.view(batch, width * k).gather(1, top)  # (B, C)
-        top_tokens = next_tokens.view(batch, width * k).gather(1, top)  # (B, C)
+        banks = None if numbers is None else numbers.banks(next_tokens).view(batch, -1)  # (B, W·k)
+        if banks is None:
+            top_ranked, top = ranked.view(batch, -1).topk(taken, dim=-1)  # (B, C) among W·k, best first
+        else:  # the banks take turns, best first in each (dynamic beam allocation)
+            top = allocated(ranked.view(batch, -1), banks, 2 * numbers.most + 1, taken)  # (B, C)
+            top_ranked = ranked.view(batch, -1).gather(1, top)
+        origin = row_offset + top // log_probs.shape[1]  # (B, C) the row each candidate extends
+        top_sums = candidates.view(batch, -1).gather(1, top)  # (B, C)
+        top_tokens = next_tokens.view(batch, -1).gather(1, top)  # (B, C)
         if pool is not None:
             ending = (top_tokens == EOS_ID) | (new_lengths[origin] >= limits[origin])  # (B, C)
             was_full = pool.full()[:, None]  # (B, 1): a done sentence's pool no longer changes
             first_w = torch.arange(taken, device=device) < width  # (C,)
-            pool.add(top_ranked.masked_fill(~(ending & first_w) | was_full, float("-inf")), step, origin, top_tokens)
+            pool.add(top_ranked.masked_fill(~(ending & first_w) | was_full, float("-inf")), step, origin, top_tokens,
+                     torch.zeros_like(top) if banks is None else banks.gather(1, top))
             # The W best candidates that do not end stay live, in rank order (C >= W); too few: -inf, closed.
             live = (ending.long() * taken + torch.arange(taken, device=device)).argsort(dim=1)[:, :width]  # (B, W)
             origin = origin.gather(1, live).view(-1)  # (N,)
@@ -226,7 +242,7 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
     if pool is not None:  # the pool's best; its length is the step that ended it
         scores, ends, parents, last = pool.scores[:, 0], pool.steps[:, 0], pool.parents[:, 0], pool.tokens[:, 0]
         best_lengths = ends + 1
-    else:  # the best slot (top-k ranks best first), read from the last step
+    else:  # the best slot (ranked best first, of the highest bank with `numbers`), read from the last step
         best = row_offset[:, 0]  # (B,)
         scores, parents, last, best_lengths = top_ranked[:, 0], origins[-1][best], outputs[-1][best], lengths[best]
         ends = torch.full_like(best, len(origins) - 1)

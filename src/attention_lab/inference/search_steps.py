@@ -78,7 +78,8 @@ def next_candidates(model: EncoderDecoder, tokens: Tensor, state, finished: Tens
                      banned: list[int], maps: bool, no_eos: Tensor | None = None,
                      numbers: NumberConstraint | None = None) -> tuple[Tensor, Tensor, object, Tensor]:
     """Each row's `k` best next tokens (N, k) with their log-probabilities (N, k); `numbers`
-    blocks the digits a row may not write (then fewer than `k` may be finite).
+    blocks the digits a row may not write (then fewer than `k` may be finite) and, for k > 1 (a beam),
+    adds its best digit or placeholder as a candidate k + 1 (-inf where among the `k`).
 
     The decoder steps only `rows` (n,), the rows of the sentences still open, which `state`
     holds; the other rows are finished. `k` is at most the number of tokens not `banned`, so
@@ -101,6 +102,12 @@ def next_candidates(model: EncoderDecoder, tokens: Tensor, state, finished: Tens
     if numbers is not None:
         numbers.mask(rows[open_rows], log_probs)
     open_log_probs, open_tokens = log_probs.topk(k, dim=-1)  # (o, k)
+    if numbers is not None and k > 1 and len(numbers.digit_ids):  # a beam's: each row's best symbol besides
+        best, symbol = numbers.best_symbols(log_probs)  # (o,) each
+        best = best.masked_fill((open_tokens == symbol[:, None]).any(dim=1), float("-inf"))  # already there
+        open_log_probs = torch.cat([open_log_probs, best[:, None]], dim=1)  # (o, k + 1)
+        open_tokens = torch.cat([open_tokens, symbol[:, None]], dim=1)
+        k += 1
     top_log_probs = torch.full((len(finished), k), float("-inf"), dtype=logits.dtype, device=logits.device)
     top_log_probs[:, 0] = 0.0  # what a finished row offers: <pad> for free
     top_tokens = torch.full_like(top_log_probs, PAD_ID, dtype=torch.long)
@@ -111,6 +118,21 @@ def next_candidates(model: EncoderDecoder, tokens: Tensor, state, finished: Tens
     all_weights = weights.new_zeros(len(finished), *weights.shape[1:])  # (N, R, S): zero on rows not stepped
     all_weights[rows] = weights
     return top_log_probs, top_tokens, state, all_weights  # (N, k), (N, k), ., (N, R, S)
+
+
+def allocated(ranked: Tensor, banks: Tensor, count: int, taken: int) -> Tensor:
+    """The `taken` candidates (B, C) kept of each sentence's `ranked` (B, W·k), each in one of `count` banks
+    (B, W·k) (`NumberConstraint.banks`): the banks take turns, each its best candidate left, the highest first.
+    Dynamic beam allocation (Post & Vilar 2018, "Fast Lexically Constrained Decoding with Dynamic Beam
+    Allocation") with its even shares given a slot at a time, so that a bank short of candidates leaves its
+    slots to the others: likely hypotheses that wrote less of the spans never crowd out all those that wrote
+    more. One bank (no spans) keeps the beam's order: by rank."""
+    order = ranked.argsort(dim=1, descending=True, stable=True)  # (B, W·k)
+    in_order = banks.gather(1, order)  # (B, W·k)
+    chosen = torch.nn.functional.one_hot(in_order, count)  # (B, W·k, count)
+    turn = (chosen.cumsum(dim=1) * chosen).sum(dim=-1) - 1  # (B, W·k) its place in its bank
+    key = (turn * count - in_order).double().masked_fill(ranked.gather(1, order).isneginf(), float("inf"))
+    return order.gather(1, key.topk(taken, dim=1, largest=False).indices)  # (B, C)
 
 
 def drop_finished(state, finished: Tensor, width: int, sentences: Tensor, step: int) -> tuple[object, Tensor]:
