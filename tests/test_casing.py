@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.data.tokenizer import Codec
 from attention_lab.text.casing import Truecase, casing, sentence_cased, word_cased
 from attention_lab.text.record import Draft, Sentence
@@ -76,6 +77,25 @@ def test_sentence_casing_keeps_i_and_the_names_the_model_knows_capitalised():
     assert sentence_cased("WRITE TO TOM@EXAMPLE.COM OR SEE WWW.EXAMPLE.COM/ReadMe.", pieces) == \
         "Write to TOM@EXAMPLE.COM or see WWW.EXAMPLE.COM/ReadMe."
     assert sentence_cased("Www.Example.Com Is Down.", pieces) == "Www.Example.Com is down."
+    # Two words the corpus writes capitalised (`CorpusWords.phrases`), in a run of them too, not across a comma.
+    phrases = frozenset({"new york", "world war", "second world"})
+    assert sentence_cased("I LOVE NEW YORK.", pieces, phrases=phrases) == "I love New York."
+    assert sentence_cased("i love new york", pieces, True, phrases) == "I love New York"
+    assert sentence_cased("THE SECOND WORLD WAR ENDED.", pieces, phrases=phrases) == "The Second World War ended."
+    assert sentence_cased("I SAW NEW, YORK WAS OLD.", pieces, phrases=phrases) == "I saw new, york was old."
+
+
+def test_a_line_in_capitals_is_read_with_the_corpus_phrases_capitalised():
+    class Letters(Codec):  # a piece a letter: no casing is read in fewer pieces than another
+        def pieces(self, text):
+            return list(text.replace(" ", ""))
+
+        def reads(self, char):
+            return True
+
+    words = CorpusWords(frozenset("i love new york".split()), frozenset(), frozenset({"new york"}))
+    assert [s.text for s in read_lines(["I LOVE NEW YORK."], Letters(), words=words)] == ["I love New York."]
+    assert [s.text for s in read_lines(["I LOVE NEW YORK."], Letters())] == ["I love new york."]
 
 
 def test_an_acronym_the_model_knows_in_capitals_stays_in_capitals():

@@ -1,6 +1,8 @@
 """The words of the training text, each side's, in small letters: what the model read and wrote in
 training. The translator tells by them a word the model garbled from one it learnt (text/names.py):
-`Dégo` for `Diego` is no word of the French it trained on, `Russie` for `Russia` is.
+`Dégo` for `Diego` is no word of the French it trained on, `Russie` for `Russia` is. And the pairs of
+English words the corpus writes capitalised more often than not inside a sentence (`new york`, `world war`),
+by which a line typed in capitals is read in the corpus's casing (text/casing.py).
 
 Kept with the tokenizer (data/tokenizer.py), so a model file carries them; a tokenizer built before
 them has none, and the translator then does without.
@@ -9,25 +11,37 @@ them has none, and the translator then does without.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 WORD = re.compile(r"[^\W\d_]+")  # a run of letters: `aujourd'hui` is two, `Jean-Luc` two
+PAIR = re.compile(r"(?=\b([^\W\d_]+) ([^\W\d_]+)\b)")  # two words with a space between: each pair, overlapping
 
 
 @dataclass(frozen=True)
 class CorpusWords:
     source: frozenset[str]
     target: frozenset[str]
+    phrases: frozenset[str] = frozenset()  # `new york`: capitalised inside a sentence more often than not
 
     @classmethod
     def of(cls, sources: Iterable[str], targets: Iterable[str]) -> CorpusWords:
+        sources = list(sources)
+        capitalised, seen = Counter(), Counter()
+        for text in dict.fromkeys(sources):
+            for match in PAIR.finditer(text, 1):  # not at the sentence's start, which is capitalised anyway
+                pair = match[1].lower() + " " + match[2].lower()
+                seen[pair] += 1
+                capitalised[pair] += all(w[1:] and w.istitle() for w in match.groups())  # `I` says nothing
         return cls(*(frozenset(word.lower() for text in side for word in WORD.findall(text))
-                     for side in (sources, targets)))
+                     for side in (sources, targets)),
+                   frozenset(pair for pair, n in capitalised.items() if 2 * n > seen[pair]))
 
     def payload(self) -> dict:
-        return {"source": sorted(self.source), "target": sorted(self.target)}
+        return {"source": sorted(self.source), "target": sorted(self.target), "phrases": sorted(self.phrases)}
 
     @classmethod
     def from_payload(cls, payload: dict) -> CorpusWords:
-        return cls(frozenset(payload["source"]), frozenset(payload["target"]))
+        # A model file written before phrases were kept has none: its lines are cased word by word.
+        return cls(frozenset(payload["source"]), frozenset(payload["target"]), frozenset(payload.get("phrases", ())))

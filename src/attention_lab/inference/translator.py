@@ -93,7 +93,7 @@ class Translator:
         refuse_unreadable(lines, search.max_source_chars)
         # Names are read as placeholders only where the search can make it write them back (text/names.py).
         names = search.copy_numbers and NumberConstraint.takes_names(self.tokenizer.tgt)
-        return read_lines(lines, self.tokenizer.src, search.split_sentences, self.tokenizer.words if names else None)
+        return read_lines(lines, self.tokenizer.src, search.split_sentences, self.tokenizer.words, names)
 
     def read(self, lines: Sequence[str], search: SearchParams) -> Reading:
         """`lines` as the model reads them, checked: a refused line (`sentences`, then a sentence over

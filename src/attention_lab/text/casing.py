@@ -9,6 +9,7 @@ the corpus read the valid split no better and the everyday set's names worse (do
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Literal
 
@@ -23,6 +24,7 @@ TITLES = frozenset({"mr", "mrs", "ms", "dr"})
 DETERMINERS = frozenset("the a an this that my your his her our their".split())
 JOINING = frozenset({"and", "or", "&"})  # `MR. AND MRS. SMITH`: the word after a title, but no name
 OPENERS = "\"'«“‘([{"  # written against the word after them
+PHRASE_WORD = re.compile(r"([^\W\d_]+)(\W*)")  # a word of a phrase, and the marks after it
 
 
 def casing(sentence: str) -> Casing:
@@ -42,11 +44,13 @@ def casing(sentence: str) -> Casing:
     return "as written"
 
 
-def sentence_cased(sentence: str, pieces: Callable[[str], list], keep_capitals: bool = False) -> str:
+def sentence_cased(sentence: str, pieces: Callable[[str], list], keep_capitals: bool = False,
+                   phrases: frozenset[str] = frozenset()) -> str:
     """`sentence` as the corpus writes a sentence; `pieces(word)` is what the model reads for a word.
     `keep_capitals`: a word with a capital is kept as written (in a lower-case sentence, the writer's
     own capitals are names), the first letter too when it begins one (`iPhone`). A word with an
-    address in it is kept as written: it is carried to the output as typed (text/symbols.py)."""
+    address in it is kept as written: it is carried to the output as typed (text/symbols.py). Two
+    words that are one of `phrases` (`CorpusWords.phrases`: `new york`) are capitalised."""
     words = sentence.split(" ")
     decided = [(not keep_capitals or word == word.lower()) and not VERBATIM.search(word) for word in words]
     titles = [word.lower().rstrip(".") in TITLES for word in words]
@@ -54,6 +58,10 @@ def sentence_cased(sentence: str, pieces: Callable[[str], list], keep_capitals: 
     named = [title or (k > 0 and titles[k - 1] and words[k].lower() not in JOINING
                        and (k == 1 or words[k - 2].lower() not in DETERMINERS))
              for k, title in enumerate(titles)]
+    cores = [PHRASE_WORD.fullmatch(word) for word in words]  # a pair is not across a comma: `YORK, NEW JERSEY`
+    for k, (first, second) in enumerate(zip(cores, cores[1:])):
+        if first and second and not first[2] and f"{first[1]} {second[1]}".lower() in phrases:
+            named[k] = named[k + 1] = True
     cased_words = [word_cased(word, pieces) if decide else word for word, decide in zip(words, decided)]
     cased = " ".join(capitalized(word) if decide and name else word
                      for word, decide, name in zip(cased_words, decided, named))
@@ -103,7 +111,8 @@ class Truecase:
     def read(self, sentence: Sentence, context: Context) -> Sentence:
         typed = sentence.text
         case = casing(typed)
-        cased = typed if case == "as written" else sentence_cased(typed, context.src.pieces, case == "lower")
+        phrases = context.words.phrases if context.words else frozenset()
+        cased = typed if case == "as written" else sentence_cased(typed, context.src.pieces, case == "lower", phrases)
         if case == "upper" and cased == typed:
             case = "as written"  # acronyms the model knows in capitals alone (`OK.`): no shouting
         return sentence.read(self, cased, case)

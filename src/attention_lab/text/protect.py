@@ -34,7 +34,8 @@ class Protect:
 
     def read(self, sentence: Sentence, context: Context) -> Sentence:
         # Names first: one the model cannot read a letter of (`Łukasz`) is then held whole.
-        text, names = placeheld(sentence.text, context.words) if context.words else (sentence.text, ())
+        held = context.words and context.placeholders
+        text, names = placeheld(sentence.text, context.words) if held else (sentence.text, ())
         text, carried = take_out(text, outside_quotes(context.src.reads))
         if not any(char.isalnum() for char in text):
             text, carried, names = "", (Carried(sentence.text, None, False, False),), ()

@@ -25,10 +25,11 @@ STEPS: tuple[Step, ...] = (Truecase(), EndRun(), Typography(), Normalize(), Prot
 
 
 def read_lines(lines: Sequence[str], src: Codec, split_sentences: bool = True,
-               words: CorpusWords | None = None) -> list[Sentence]:
+               words: CorpusWords | None = None, placeholders: bool = True) -> list[Sentence]:
     """The sentences of `lines` in order (each line whole without `split_sentences`), each read by every
-    step as the model reads it with the source vocabulary `src` and the training text's `words`."""
-    context, found = Context(src, words=words), []
+    step as the model reads it with the source vocabulary `src` and the training text's `words`; unknown
+    names as placeholders where `placeholders`."""
+    context, found = Context(src, words=words, placeholders=placeholders), []
     for i, line in enumerate(lines):
         # Cleaned first: `5<no-break space>€` is `5 €`, and the segmenter never sees a space it would cut
         # inside. Quotes paired over the line: one may hold several (`"Hi. How are you?" he asked.`).
