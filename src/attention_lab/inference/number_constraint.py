@@ -49,7 +49,7 @@ MAX_GROUPS = 62  # a sentence's groups with a bit of their own (in an int64); mo
 class NumberConstraint:
     def __init__(self, children: Tensor, need: Tensor, bit: Tensor, below: Tensor, roots: Tensor, wanted: Tensor,
                  again: Tensor, depth: Tensor, limits: Tensor, digit_of: Tensor, starts_word: Tensor, mixed: Tensor,
-                 width: int, most: int) -> None:
+                 width: int, symbols: Tensor) -> None:
         """children (U, ALPHABET): the node after each symbol, -1 for none; need (U,): digits still to write
         from a node to the end of a group (0: a group ends there); bit (U,): the group that ends at a
         node, as a bit of its sentence's groups (0 for none); below (U,): the bits of the groups a
@@ -58,7 +58,7 @@ class NumberConstraint:
         from its root; limits (B,): its output tokens at most, so that no run is cut off unfinished;
         digit_of (V,): each token's symbol (0-9 for a digit, then the placeholders), -1 for a token without
         one; starts_word (V,): the piece begins a word; mixed (V,): a piece of digits and other characters,
-        never written; `width` rows per sentence; `most`: the symbols of a sentence's spans, at most."""
+        never written; `width` rows per sentence; symbols (B,): the symbols of each sentence's spans."""
         self.children, self.need, self.bit, self.below = children, need, bit, below
         self.roots, self.wanted, self.again, self.depth, self.limits = roots, wanted, again, depth, limits
         self.digit_of, self.starts_word, self.width = digit_of, starts_word, width
@@ -67,7 +67,8 @@ class NumberConstraint:
         self.state = torch.full((len(roots) * width,), -1, dtype=torch.long, device=roots.device)  # (N,)
         self.written = torch.zeros_like(self.state)  # (N,) the bits of the groups each row has written
         self.done = torch.zeros_like(self.state)  # (N,) the symbols of the spans each row has written, once each
-        self.most = most
+        self.sentence = torch.arange(len(self.state), device=roots.device) // width  # (N,) each row's
+        self.symbols, self.most = symbols, int(symbols.max())
         self.steps = 0  # tokens each row has written
 
     @classmethod
@@ -89,7 +90,7 @@ class NumberConstraint:
             depth.append(depth[above] + 1 if above >= 0 else 0)
             return len(children) - 1
 
-        roots, wanted, again, bits, most = [], [], [], {}, 0
+        roots, wanted, again, bits, symbols = [], [], [], {}, []
         for k, source in enumerate(sources):
             roots.append(node())
             wanted.append(0)
@@ -98,7 +99,7 @@ class NumberConstraint:
             counts = Counter(groups)
             placeholders = [[10 + PLACEHOLDERS.index(name)] for name in (names[k] if names else ())]
             spans = [list(map(int, g)) for g in dict.fromkeys(groups)] + placeholders
-            most = max(most, sum(map(len, spans[:MAX_GROUPS])))
+            symbols.append(sum(map(len, spans[:MAX_GROUPS])))
             for index, group in enumerate(spans):
                 at = roots[-1]
                 for digit in group:
@@ -117,7 +118,7 @@ class NumberConstraint:
         digit_of, starts_word, mixed = (t.to(device) for t in vocabulary)
         bit = [bits.get(at, 0) for at in range(len(children))]
         return cls(*(torch.tensor(t, device=device) for t in (children, need, bit, below, roots, wanted, again, depth)),
-                   limits, digit_of, starts_word, mixed, width, most)
+                   limits, digit_of, starts_word, mixed, width, torch.tensor(symbols, device=device))
 
     @staticmethod
     def takes_names(codec: Codec) -> bool:
@@ -166,27 +167,32 @@ class NumberConstraint:
     def banks(self, tokens: Tensor) -> Tensor:
         """How far each row's candidate `tokens` (N, k) take it through its sentence's spans (N, k), from 0 to
         2 `most`: two for each symbol of a span written with the token, less one while a run is under way
-        (the row writes one more symbol or ends it; cut at the limit it is no span)."""
-        state = self.state[:, None]  # (N, 1)
-        symbol, inside = self.digit_of[tokens], state >= 0  # (N, k), (N, 1)
-        goes_on = inside & (symbol >= 0) & ~self.starts_word[tokens]  # (N, k)
-        wanted = self.wanted[torch.arange(len(state), device=state.device) // self.width, None]  # (N, 1)
-        fresh = inside & ((self.bit[state.clamp(min=0)] & wanted & ~self.written[:, None]) != 0)  # (N, 1)
+        (the row writes one more symbol or ends it; cut at the limit it is no span); a span again adds none."""
+        state, symbol = self.state[:, None], self.digit_of[tokens]  # (N, 1), (N, k)
+        goes_on = (state >= 0) & (symbol >= 0) & ~self.starts_word[tokens]  # (N, k)
+        at = self.children[torch.where(goes_on, state, self.roots[self.sentence, None]), symbol.clamp(min=0)]
+        under_way = torch.where((symbol >= 0) & (at >= 0), self.depth[at.clamp(min=0)], 0)  # (N, k) a run's symbols
+        wanted = self.wanted[self.sentence, None]  # (N, 1)
+        fresh = (state >= 0) & ((self.bit[state.clamp(min=0)] & wanted & ~self.written[:, None]) != 0)  # (N, 1)
         done = self.done[:, None] + torch.where(fresh & ~goes_on, self.depth[state.clamp(min=0)], 0)  # (N, k)
-        at = self.children[state.clamp(min=0), symbol.clamp(min=0)].clamp(min=0)  # (N, k) a run's node after it
-        under_way = torch.where(goes_on, self.depth[at], (symbol >= 0).long())  # (N, k) symbols of the run
-        return (2 * (done + under_way) - (under_way > 0).long()).clamp(max=2 * self.most)  # a span again: no more
+        return torch.minimum(2 * (done + under_way) - (under_way > 0).long(), 2 * self.symbols[self.sentence, None])
+
+    def wrote_all(self) -> Tensor:
+        """(N,) each row has written every span of its sentence, which has some (the last may end the row)."""
+        wanted = self.wanted[self.sentence]  # (N,)
+        written = self.written | torch.where(self.state >= 0, self.bit[self.state.clamp(min=0)], 0)  # (N,)
+        return (wanted != 0) & ((written & wanted) == wanted)
 
     def advance(self, origin: Tensor, tokens: Tensor) -> None:
         """Each row (N,) now extends row `origin` (N,) (within its sentence) with `tokens` (N,)."""
         before = self.state[origin]  # (N,)
-        root = self.roots[torch.arange(len(origin), device=origin.device) // self.width]  # (N,)
+        root = self.roots[self.sentence]  # (N,)
         digit = self.digit_of[tokens]  # (N,)
         going_on = (before >= 0) & ~self.starts_word[tokens]
         after = self.children[torch.where(going_on, before, root), digit.clamp(min=0)]  # (N,)
         ended = (before >= 0) & ~((digit >= 0) & going_on)  # the run under way ended before this token
         completed = torch.where(ended, self.bit[before.clamp(min=0)], 0)  # (N,)
-        wanted = self.wanted[torch.arange(len(origin), device=origin.device) // self.width]  # (N,)
+        wanted = self.wanted[self.sentence]  # (N,)
         fresh = (completed & wanted & ~self.written[origin]) != 0  # (N,)
         self.done = self.done[origin] + torch.where(fresh, self.depth[before.clamp(min=0)], 0)
         self.written = self.written[origin] | completed

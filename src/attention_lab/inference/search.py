@@ -150,7 +150,8 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
     hypothesis ended; the result is the pool's best.
 
     With `numbers`, the candidates are ranked in turns by how many of the sentence's spans they wrote
-    (`search_steps.allocated`), and the result is the best of those that wrote the most.
+    (`search_steps.allocated`) until one ends with all of them written (then the beam ranks as without
+    spans, and a sentence takes no more steps than it would), and the result is the best that wrote all.
 
     Each step keeps its survivors' tokens, the rows they extend and the attention of the rows
     extended; the winners' outputs are read back through those pointers at the end, so a step
@@ -201,7 +202,9 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
         if coverage > 0:
             new_covered = covered + weights.mean(dim=1) * (~finished)[:, None]  # (N, S)
             ranked = ranked + coverage_penalty(new_covered, words, coverage)[:, None]
-        banks = None if numbers is None else numbers.banks(next_tokens).view(batch, -1)  # (B, W·k)
+        banks = numbers.banks(next_tokens).view(batch, -1) if numbers is not None and numbers.most else None  # (B, W·k)
+        if banks is not None:  # once one ended with every span written, the beam ranks as without spans
+            banks = banks.masked_fill((finished & numbers.wrote_all()).view(batch, width).any(1, keepdim=True), 0)
         if banks is None:
             top_ranked, top = ranked.view(batch, -1).topk(taken, dim=-1)  # (B, C) among W·k, best first
         else:  # the banks take turns, best first in each (dynamic beam allocation)
@@ -242,9 +245,14 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
     if pool is not None:  # the pool's best; its length is the step that ended it
         scores, ends, parents, last = pool.scores[:, 0], pool.steps[:, 0], pool.parents[:, 0], pool.tokens[:, 0]
         best_lengths = ends + 1
-    else:  # the best slot (ranked best first, of the highest bank with `numbers`), read from the last step
-        best = row_offset[:, 0]  # (B,)
-        scores, parents, last, best_lengths = top_ranked[:, 0], origins[-1][best], outputs[-1][best], lengths[best]
+    else:  # the best slot (ranked best first), of those that wrote every span if any; read from the last step
+        slot = torch.zeros(batch, dtype=torch.long, device=device)
+        if numbers is not None:
+            wrote_all = numbers.wrote_all().view(batch, width)  # (B, W)
+            slot = torch.where(wrote_all.any(dim=1), wrote_all.long().argmax(dim=1), 0)  # (B,)
+        best = row_offset[:, 0] + slot  # (B,)
+        scores, parents, last, best_lengths = top_ranked.gather(1, slot[:, None])[:, 0], origins[-1][best], \
+            outputs[-1][best], lengths[best]
         ends = torch.full_like(best, len(origins) - 1)
     tokens, weights = _read_back(origins, outputs, attention, ends, parents, last, best_lengths)
     return Decoded(tokens, best_lengths, scores, weights)  # (B, T), ., ., (B, T, R, S)

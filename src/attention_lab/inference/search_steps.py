@@ -102,7 +102,7 @@ def next_candidates(model: EncoderDecoder, tokens: Tensor, state, finished: Tens
     if numbers is not None:
         numbers.mask(rows[open_rows], log_probs)
     open_log_probs, open_tokens = log_probs.topk(k, dim=-1)  # (o, k)
-    if numbers is not None and k > 1 and len(numbers.digit_ids):  # a beam's: each row's best symbol besides
+    if numbers is not None and numbers.most > 0 and k > 1:  # a beam's: each row's best symbol besides
         best, symbol = numbers.best_symbols(log_probs)  # (o,) each
         best = best.masked_fill((open_tokens == symbol[:, None]).any(dim=1), float("-inf"))  # already there
         open_log_probs = torch.cat([open_log_probs, best[:, None]], dim=1)  # (o, k + 1)
