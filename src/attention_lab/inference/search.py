@@ -202,7 +202,8 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
         if coverage > 0:
             new_covered = covered + weights.mean(dim=1) * (~finished)[:, None]  # (N, S)
             ranked = ranked + coverage_penalty(new_covered, words, coverage)[:, None]
-        banks = numbers.banks(next_tokens).view(batch, -1) if numbers is not None and numbers.most else None  # (B, W·k)
+        spans = numbers is not None and numbers.most > 0
+        banks = numbers.banks(next_tokens).view(batch, -1) if spans else None  # (B, W·k)
         if banks is not None:  # once one ended with every span written, the beam ranks as without spans
             banks = banks.masked_fill((finished & numbers.wrote_all()).view(batch, width).any(1, keepdim=True), 0)
         if banks is None:

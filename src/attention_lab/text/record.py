@@ -51,7 +51,7 @@ class Context:
     tgt: Codec | None = None  # reading needs only the source's
     words: CorpusWords | None = None
     drop_repeats: bool = True
-    placeholders: bool = True  # names the corpus lacks read as placeholders (text/names.py): for a search that writes them
+    placeholders: bool = True  # unknown names read as placeholders (text/names.py), for a search that writes them
 
 
 class Step(Protocol):
