@@ -18,11 +18,12 @@ one rule off at a time, and a Markdown table gives, for each rule, what it gains
 
 A rule is off when its step is dropped from `steps.STEPS` (Truecase is replaced by a step that reads every
 sentence `as written`, since Normalize reads its record), or when the function its caller uses is replaced
-by the identity (`normalize.with_apostrophes`, ..., `protect.names_written` -> `{}`, `protect.placeheld` ->
-no placeholder). A sentence's search depends only on what it reads (its text and placeholders): each
-sentence is searched once for the text it is read as, and its search's output written back by the steps
-again for each rule; so a rule off re-searches only the sentences it reads otherwise, and on the whole it
-costs the valid split's greedy search once per model (checked: the everyday set's outputs are `translate`'s).
+by the identity (`normalize.with_currency_names`, ..., `protect.names_written` -> `{}`, `protect.placeheld` ->
+no placeholder), or its words are dropped from text/lexicon.py's `LEXICON` (contractions, spellings, shorthand).
+A sentence's search depends only on what it reads (its text and placeholders): each sentence is searched
+once for the text it is read as, and its search's output written back by the steps again for each rule; so a
+rule off re-searches only the sentences it reads otherwise, and on the whole it costs the valid split's greedy
+search once per model (checked: the everyday set's outputs are `translate`'s).
 The verdict, for each model, is the project's rule: `keep` when the rule gains on the everyday set (BLEU or
 chrF) or on its typed set, without losing valid BLEU; else `remove`.
 """
@@ -30,6 +31,7 @@ chrF) or on its typed set, without losing valid BLEU; else `remove`.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import time
 from collections.abc import Sequence
@@ -44,9 +46,9 @@ from attention_lab.data.splits import load_split, references
 from attention_lab.evaluation.bleu import corpus_scores
 from attention_lab.evaluation.report import title_case, without_apostrophes, without_end_mark
 from attention_lab.inference.translator import SearchParams, Translator
-from attention_lab.text import normalize, protect, steps
+from attention_lab.text import lexicon, normalize, protect, steps
 from attention_lab.text.casing import Truecase
-from attention_lab.text.contractions import WORD as CONTRACTION
+from attention_lab.text.lexicon import CONTRACTION
 from attention_lab.text.end_mark import EndMark, EndRun
 from attention_lab.text.protect import placeholders
 from attention_lab.text.quotes import Typography
@@ -59,7 +61,7 @@ from everyday import read_pairs  # noqa: E402  (docs/everyday.py)
 from quotes import QUOTE  # noqa: E402  (docs/quotes.py)
 from unseen_names import renamed_pairs  # noqa: E402  (docs/unseen_names.py)
 
-from attention_lab.text.spelling import respelt  # noqa: E402
+from attention_lab.text.lexicon import respelt  # noqa: E402
 
 
 class AsWritten:
@@ -84,6 +86,11 @@ def same(text, *args, **kwargs):
     return text
 
 
+def less(kind: dict[str, str]) -> dict[str, str]:
+    """text/lexicon.py's `LEXICON` without the forms of `kind` (`lexicon.CONTRACTIONS`, ...)."""
+    return {form: written for form, written in lexicon.LEXICON.items() if form not in kind}
+
+
 @dataclass(frozen=True)
 class Rule:
     name: str
@@ -98,9 +105,9 @@ RULES = (
     Rule("Typography", "both", ((steps, "STEPS", without(Typography)),), "quotes"),
     Rule("EndMark", "read", ((steps, "STEPS", without(EndMark)),), "no end mark"),
     Rule("Repair", "write", ((steps, "STEPS", without(Repair)),)),
-    Rule("contractions", "read", ((normalize, "with_apostrophes", same),), "apostrophes"),
-    Rule("spelling", "read", ((normalize, "american", same),), "british"),
-    Rule("shorthand", "read", ((normalize, "spelt_out", same),)),
+    Rule("contractions", "read", ((lexicon, "LEXICON", less(lexicon.CONTRACTIONS)),), "apostrophes"),
+    Rule("spelling", "read", ((lexicon, "LEXICON", less(lexicon.AMERICAN)),), "british"),
+    Rule("shorthand", "read", ((lexicon, "LEXICON", less(lexicon.SHORTHAND)), (lexicon, "TIMES", re.compile("(?!)")))),
     Rule("currency", "read", ((normalize, "with_currency_names", same),)),
     Rule("units", "read", ((normalize, "with_unit_names", same),)),
     Rule("times", "read", ((normalize, "read_times", same),)),

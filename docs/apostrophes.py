@@ -8,7 +8,7 @@ written; BLEU as `evaluate` scores it. Then a few typed lines, beam 8.
 
 import sys
 
-from attention_lab.text.contractions import WORD
+from attention_lab.text.lexicon import CONTRACTION, CONTRACTIONS
 from typed_lines import measured  # docs/typed_lines.py
 
 TYPED = ("i cant swim", "I dont know.", "Im tired.", "He doesnt like it.", "Youre late!", "Thats not fair.",
@@ -17,7 +17,7 @@ TYPED = ("i cant swim", "I dont know.", "Im tired.", "He doesnt like it.", "Your
 
 
 def main(model: str, splits: str) -> None:
-    measured(model, splits, "with_apostrophes", lambda s: WORD.search(s.replace("'", "").replace("’", "")),
+    measured(model, splits, CONTRACTIONS, lambda s: CONTRACTION.search(s.replace("'", "").replace("’", "")),
              lambda s: s.replace("'", ""), ("with a contraction read back", "apostrophes dropped"), TYPED)
 
 

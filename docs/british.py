@@ -1,5 +1,5 @@
 """British spellings (docs/trust.md): the valid sources with a word whose British spelling the translator
-reads the American way (text/spelling.py), typed British, as a person in Britain types them,
+reads the American way (text/lexicon.py), typed British, as a person in Britain types them,
 translated by one model with the reading and without, and as written; BLEU as `evaluate` scores it. Then
 a few typed lines, beam 8.
 
@@ -8,7 +8,7 @@ a few typed lines, beam 8.
 
 import sys
 
-from attention_lab.text.spelling import AMERICAN, respelt
+from attention_lab.text.lexicon import AMERICAN, respelt
 from typed_lines import measured  # docs/typed_lines.py
 
 BRITISH = {american: british for british, american in reversed(AMERICAN.items())}  # the first British form of each
@@ -20,7 +20,7 @@ TYPED = ("What's your favourite colour?", "I realise that I was wrong.", "The th
 
 
 def main(model: str, splits: str) -> None:
-    measured(model, splits, "american", lambda s: respelt(s, BRITISH) != s, lambda s: respelt(s, BRITISH),
+    measured(model, splits, AMERICAN, lambda s: respelt(s, BRITISH) != s, lambda s: respelt(s, BRITISH),
              ("with a word whose British spelling is read back", "typed British"), TYPED)
 
 

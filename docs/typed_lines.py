@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 from attention_lab.data.splits import load_split, references
 from attention_lab.evaluation.bleu import corpus_scores
-from attention_lab.text import normalize as reading
+from attention_lab.text import lexicon
 from attention_lab.inference.translator import SearchParams, Translator
 
 TRANSLATE = """
@@ -41,44 +41,44 @@ def table(lines: list[str], before: list[str], after: list[str], headers: tuple[
     return "\n".join(rows + [f"| {line} | {a} | {b} |" for line, a, b in zip(lines, before, after)])
 
 
-def as_typed(sentence: str, *recased: bool) -> str:
-    return sentence
-
-
-def scored(translator: Translator, name: str, variants: Sequence[tuple[str, list[str], Callable]],
-           refs: list[list[str]]) -> None:
-    """Prints BLEU, beam 8 and greedy, as `evaluate` scores it, for each (label, sources, reading) of
-    `variants`: the sources translated with `reading` in the place of text/steps.py's `name`."""
-    for label, sources, read in variants:
-        setattr(reading, name, read)
+def scored(translator: Translator, variants: Sequence[tuple[str, list[str], dict]], refs: list[list[str]]) -> None:
+    """Prints BLEU, beam 8 and greedy, as `evaluate` scores it, for each (label, sources, forms) of
+    `variants`: the sources translated with `forms` as text/lexicon.py's `LEXICON`."""
+    everything = lexicon.LEXICON
+    for label, sources, forms in variants:
+        lexicon.LEXICON = forms
         scores = {beam: corpus_scores([t.text for t in translator.translate(sources, SearchParams(beam_size=beam))],
                                       refs)["bleu"] for beam in (8, 1)}
         print(f"{label:32s} BLEU beam 8 {scores[8]:6.2f}, greedy {scores[1]:6.2f}", flush=True)
+    lexicon.LEXICON = everything
 
 
-def side_by_side(translator: Translator, name: str, read: Callable, lines: Sequence[str]) -> str:
-    """The table of `lines` translated, beam 8, without the reading `name` of text/steps.py and with `read`."""
-    setattr(reading, name, as_typed)
+def side_by_side(translator: Translator, off: dict, lines: Sequence[str]) -> str:
+    """The table of `lines` translated, beam 8, with the lexicon `off` (without the reading) and with
+    text/lexicon.py's."""
+    everything, lexicon.LEXICON = lexicon.LEXICON, off
     before = translator.translate(lines)
-    setattr(reading, name, read)
+    lexicon.LEXICON = everything
     after = translator.translate(lines)
     return table(list(lines), [t.text for t in before], [t.text for t in after], ("without the reading", "with it"))
 
 
-def measured(model: str, splits: str, name: str, chosen: Callable[[str], bool], typed: Callable[[str], str],
-             what: tuple[str, str], lines: Sequence[str]) -> None:
+def measured(model: str, splits: str, kind: dict[str, str], chosen: Callable[[str], bool],
+             typed: Callable[[str], str], what: tuple[str, str], lines: Sequence[str]) -> None:
     """Prints the scores (`scored`) of the valid sources `chosen` picks (`what[0]` says which) as written,
-    `typed` (`what[1]` says how) and read back by text/steps.py's `name`, and typed and read as
-    typed; then the table of `lines` without the reading and with it (`side_by_side`)."""
+    `typed` (`what[1]` says how) and read back by text/lexicon.py, and typed and read without the `kind`
+    of its lexicon (`lexicon.CONTRACTIONS`, `lexicon.AMERICAN`); then the table of `lines` without the
+    reading and with it (`side_by_side`)."""
     translator = Translator.load(model, "cpu")
     refs = references(load_split(splits, "valid"))
     sources = [s for s in refs.index if chosen(s)]
     print(f"valid sources {what[0]}: {len(sources)} of {len(refs)}")
-    read, retyped = getattr(reading, name), [typed(s) for s in sources]
-    variants = [("as written", sources, read), (f"{what[1]}, read back", retyped, read),
-                (f"{what[1]}, as typed", retyped, as_typed)]
-    scored(translator, name, variants, [list(refs[s]) for s in sources])
-    print(side_by_side(translator, name, read, lines))
+    everything, retyped = lexicon.LEXICON, [typed(s) for s in sources]
+    off = {form: written for form, written in everything.items() if form not in kind}
+    variants = [("as written", sources, everything), (f"{what[1]}, read back", retyped, everything),
+                (f"{what[1]}, as typed", retyped, off)]
+    scored(translator, variants, [list(refs[s]) for s in sources])
+    print(side_by_side(translator, off, lines))
 
 
 def main(model: str, before: str, after: str) -> None:

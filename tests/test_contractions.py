@@ -5,7 +5,7 @@ import torch
 
 from attention_lab.data.tokenizer import Codec
 from attention_lab.evaluation.report import without_apostrophes
-from attention_lab.text.contractions import FORMS, with_apostrophes
+from attention_lab.text.lexicon import CONTRACTIONS, read_words
 from attention_lab.text.steps import read_lines
 from attention_lab.inference.translator import Translator
 
@@ -20,7 +20,7 @@ torch.set_num_threads(1)
     ("I said 'dont go'", "I said 'don't go'"), ("Please dont go", "Please don't go"),
 ])
 def test_a_contraction_without_its_apostrophe_is_read_with_it(typed, read):
-    assert with_apostrophes(typed) == read
+    assert read_words(typed) == read
 
 
 @pytest.mark.parametrize("typed", [
@@ -29,7 +29,7 @@ def test_a_contraction_without_its_apostrophe_is_read_with_it(typed, read):
     "Tom said Dont.", "DONT GO.", "dont's", "Cantor is here.", "Send it to /dont now.",
 ])
 def test_words_addresses_names_and_written_contractions_are_left_as_typed(typed):
-    assert with_apostrophes(typed) == typed
+    assert read_words(typed) == typed
 
 
 @pytest.mark.parametrize("sentence_cased, read", [
@@ -38,7 +38,7 @@ def test_words_addresses_names_and_written_contractions_are_left_as_typed(typed)
 ])
 def test_in_a_line_typed_in_capitals_a_form_that_may_be_a_name_is_read_back_only_where_it_begins(sentence_cased,
                                                                                                  read):
-    assert with_apostrophes(sentence_cased, recased=True) == read
+    assert read_words(sentence_cased, recased=True) == read
 
 
 class Letters(Codec):
@@ -61,15 +61,15 @@ def test_reading_a_line_knows_whether_it_was_typed_in_capitals_or_title_case(typ
 
 def test_no_form_is_a_word_of_the_corpus_and_each_reads_as_itself_with_an_apostrophe():
     words = {"were", "well", "its", "ill", "id", "lets", "shell", "hell", "wed", "shed"}  # the corpus writes these
-    assert not words & set(FORMS)
-    assert all(written.replace("'", "").lower() == typed for typed, written in FORMS.items())
+    assert not words & set(CONTRACTIONS)
+    assert all(written.replace("'", "").lower() == typed for typed, written in CONTRACTIONS.items())
 
 
 @pytest.mark.parametrize("written", ["I don't know, you're right.", "It isn’t Tom's.", "I'm sure we've won."])
 def test_what_evaluate_types_without_apostrophes_the_reading_gives_back_but_for_words_and_possessives(written):
     typed = without_apostrophes(written)
     assert "'" not in typed and "’" not in typed
-    assert with_apostrophes(typed) == written.replace("’", "'").replace("Tom's", "Toms")
+    assert read_words(typed) == written.replace("’", "'").replace("Tom's", "Toms")
 
 
 def test_the_translator_reads_a_contraction_typed_without_its_apostrophe_as_written_with_it(trained_model):

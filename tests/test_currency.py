@@ -4,7 +4,7 @@ the comparison is with the same model's translation of the sentence written that
 import pytest
 import torch
 
-from attention_lab.text.currency import with_currency_names
+from attention_lab.text.amounts import with_currency_names
 from attention_lab.inference.translator import Translator
 
 torch.set_num_threads(1)

@@ -11,11 +11,10 @@ from test_number_constraint import PIECES, Pieces, allowed
 from test_symbols import Words
 
 from attention_lab.data.numbers import number_groups
-from attention_lab.text.currency import with_currency_names
+from attention_lab.text.amounts import with_currency_names, with_unit_names
 from attention_lab.inference.number_constraint import NumberConstraint
 from attention_lab.text.number_forms import french_numbers, read_times
 from attention_lab.text.symbols import put_back, take_out
-from attention_lab.text.units import with_unit_names
 
 
 def amounts_and_units(sentence: str) -> str:

@@ -6,7 +6,7 @@ from test_garbled_names import fixes
 from test_repeats import join, once
 
 from attention_lab.data.tokenizer import Codec
-from attention_lab.text.contractions import with_apostrophes
+from attention_lab.text.lexicon import read_words
 from attention_lab.text.end_mark import with_end_mark
 from attention_lab.text.names import renamed
 from attention_lab.text.steps import read_lines
@@ -57,10 +57,10 @@ def digits_once(output: list[str], source: str) -> str:
                  id="source-repeats"),
     pytest.param(digits_once, (["▁Le", "▁numéro", "▁est", "▁", "1", "2", "▁", "1", "2", "."],
                                "The number is 12."), "Le numéro est 12 12.", id="numbers-never-collapsed"),
-    # contractions.py
-    pytest.param(with_apostrophes, ("As is his wont, he left early.",), "As is his wont, he left early.",
+    # lexicon.py
+    pytest.param(read_words, ("As is his wont, he left early.",), "As is his wont, he left early.",
                  id="wont-the-noun"),
-    pytest.param(with_apostrophes, ("I wont go",), "I won't go", id="wont-the-negation"),
+    pytest.param(read_words, ("I wont go",), "I won't go", id="wont-the-negation"),
     # data/cleaning.py: the dotted capital I
     pytest.param(read, ("İSTANBUL IS BIG.",), ["Istanbul is big."], id="dotted-capital-i-in-capitals"),
     pytest.param(read, ("İstanbul is big.",), ["Istanbul is big."], id="dotted-capital-i"),

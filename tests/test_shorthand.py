@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from attention_lab.text.shorthand import spelt_out
+from attention_lab.text.lexicon import read_words
 from attention_lab.inference.translator import Translator
 
 torch.set_num_threads(1)
@@ -17,13 +17,13 @@ torch.set_num_threads(1)
     ("It grew 4x.", "It grew 4 times."), ("It's 2x, maybe 3x faster.", "It's 2 times, maybe 3 times faster."),
 ])
 def test_shorthand_is_spelt_out(typed, read):
-    assert spelt_out(typed) == read
+    assert read_words(typed) == read
 
 
 @pytest.mark.parametrize("typed", ["R&D grew.", "AT&T called.", "A 2x2 grid.", "Set 0x1F now.", "The 3x Club.",
                                    "Read the.e.g file.", "My egg.", "Use x86 chips.", "It is 3 x 4."])
 def test_text_that_only_looks_like_shorthand_is_left_as_typed(typed):
-    assert spelt_out(typed) == typed
+    assert read_words(typed) == typed
 
 
 def test_the_translator_reads_shorthand_as_its_words(trained_model):

@@ -6,7 +6,7 @@ import torch
 from breame.data.spelling_constants import BRITISH_ENGLISH_SPELLINGS
 
 from attention_lab.text.steps import read_lines
-from attention_lab.text.spelling import AMERICAN, KEPT, american, respelt
+from attention_lab.text.lexicon import AMERICAN, KEPT, read_words, respelt
 from attention_lab.inference.translator import Translator
 from test_contractions import Letters
 
@@ -22,7 +22,7 @@ torch.set_num_threads(1)
                                                            "I realized, apologized and left."),
 ])
 def test_a_british_spelling_is_read_the_american_way_in_its_casing(typed, read):
-    assert american(typed) == read
+    assert read_words(typed) == read
 
 
 @pytest.mark.parametrize("typed", [
@@ -32,20 +32,20 @@ def test_a_british_spelling_is_read_the_american_way_in_its_casing(typed, read):
     "What's your favorite color?", "He said COLOUR.", "Ask Colour Ltd.",
 ])
 def test_names_addresses_american_and_kept_forms_are_left_as_typed(typed):
-    assert american(typed) == typed
+    assert read_words(typed) == typed
 
 
 def test_kept_forms_are_breames_and_no_american_form_is_read_again():
     assert KEPT <= set(BRITISH_ENGLISH_SPELLINGS) and not KEPT & set(AMERICAN)
     assert not set(AMERICAN.values()) & set(AMERICAN)
-    assert american(" ".join(AMERICAN)) == " ".join(AMERICAN.values())
+    assert read_words(" ".join(AMERICAN)) == " ".join(AMERICAN.values())
 
 
 @pytest.mark.parametrize("written", ["My favorite color is gray.", "Neighbors traveled; TV color, Mr Gray.",
                                      "Program the center's meters.", "🐱 Color it gray."])
 def test_the_british_spelling_of_what_the_reading_knows_is_read_back(written):
     british = respelt(written, {american: british for british, american in AMERICAN.items()})
-    assert british != written and american(british) == written
+    assert british != written and read_words(british) == written
 
 
 def test_a_line_typed_in_capitals_is_read_the_american_way_too():

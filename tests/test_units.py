@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from attention_lab.inference.translator import Translator
-from attention_lab.text.units import NAMES, with_unit_names
+from attention_lab.text.amounts import UNITS, with_unit_names
 
 torch.set_num_threads(1)
 
@@ -33,7 +33,7 @@ def test_text_that_is_no_number_and_unit_is_left_as_typed(typed):
 
 
 def test_every_name_is_a_word_of_english():
-    assert all(one.replace(" ", "").isalpha() and many.replace(" ", "").isalpha() for one, many in NAMES.values())
+    assert all(one.replace(" ", "").isalpha() and many.replace(" ", "").isalpha() for one, many in UNITS.values())
 
 
 def test_the_translator_reads_a_unit_symbol_as_its_name(trained_model):

@@ -17,7 +17,7 @@ class Translation:
 
     source: str  # the line as given
     # What the model read: pieces (or words, `<unk>` for unknown ones), `<eos>` after each sentence;
-    # sentence-cased, amounts with the currency's name (text/currency.py), with the end mark a
+    # sentence-cased, amounts with their currency or unit named (text/amounts.py), with the end mark a
     # sentence was typed without or one for a run of them (text/end_mark.py), without its quotes
     # that pair up (text/quotes.py).
     src_pieces: list[str]
