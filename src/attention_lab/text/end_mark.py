@@ -1,11 +1,7 @@
-"""End marks: a sentence typed without one read with the mark the corpus would write (every corpus line
-ends with `.`, `?` or `!`, and the model read a sentence without one as cut short and went on), and a run
-of marks (`?!`, `!!!`, `...`) read as its one mark and given back as typed (design.md: End marks).
-
-The mark: `?` for a question (a question word not followed by a subject, or an auxiliary followed by one),
-`!` after `what a`, `.` otherwise; a sentence with commas takes its first clause's mark, or a tag's (`don't
-you`); an inverted condition (`Should you have questions, call us`) its main clause's. It goes before
-closing quotes and after a bracket inside the sentence. The translation keeps the mark the model writes.
+"""End marks (design.md: End marks): a sentence typed without one read with the mark the corpus would write
+(every corpus line ends with `.`, `?` or `!`, and the model read a sentence without one as cut short and went
+on), and a run of marks (`?!`, `!!!`, `...`) read as its one mark and given back as typed. The translation
+keeps the mark the model writes.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
-"""Names kept (in the Protect step): a name the corpus does not know is read as a placeholder the model
-copies and written back in its place (placeholding: Crego et al. 2016, "SYSTRAN's Pure NMT", §7; Post et
-al. 2019, "An Exploration of Placeholding in NMT"); a name the model garbled is written back as typed.
+"""Names kept (in the Protect step; design.md: Names): a name the corpus does not know is read as a placeholder
+the model copies and written back in its place (placeholding: Crego et al. 2016, "SYSTRAN's Pure NMT", §7; Post
+et al. 2019, "An Exploration of Placeholding in NMT"); a name the model garbled is written back as typed.
 
-The corpus's people are nearly all Tom and Mary, and the model dropped or garbled a name it lacks (`Emma
-and Lucas are cousins.` came back as `Emma et Lu sont cousines.`). A run of capitalised words the corpus
-does not know (or knows only as a word: `Mr. Hill`), not a nationality (`Nigerian`), is read as `Tom`, then
-`Mary`, then `John` (those the sentence lacks), which the search must write (inference/number_constraint.py),
-and each is written back as the run typed, elided before a vowel (`d'Emma`). A name the corpus knows
-(`London` -> `Londres`) is the model's.
-
-Garbled: where a name of the source is missing from the translation, the output word its pieces attend to
-most is written as the name when it is no word of the French the model trained on, begins with the name's
-letter and is like it (`Dégo` for `Diego`, `Romeroro` for `Romero`), and is not the name made French (its
-letters with accents or a gender ending: `nigériane`).
+A run of capitalised words the corpus does not know (or knows only as a word: `Mr. Hill`), not a nationality
+(`Nigerian`), is read as `Tom`, then `Mary`, then `John` (those the sentence lacks), which the search must write
+(inference/number_constraint.py), and written back as the run typed, elided before a vowel (`d'Emma`).
 """
 
 from __future__ import annotations

@@ -1,17 +1,7 @@
 """Numbers in the form French writes them (`2.5` as `2,5`, `1,299.99` as `1 299,99`, `4ième` as `4e`, `le 1
-mai` as `le 1er mai`), and a time written with a dot read as the time it is (design.md; docs/trust.md).
-
-The model copies a number's digits (inference/number_constraint.py), not how French separates them (`2.5
-cups` came back as `2.5 tasses`): so where the translation writes a source number's digit groups in order
-with only separators between them, or as the search writes a number with thousands commas (one group:
-data.numbers.number_groups), they become that number's French form; a group written apart is left. A
-source number is English when it has a decimal point or thousands commas, not inside a word, an address
-or a chain of dots (`1.2.3`, carried: text/symbols.py).
-
-A dotted time (`at 10.30`) is read `10:30`, as the corpus writes times, only where the sentence says it is
-one: `a.m.`, `pm` or `o'clock` after it, or, with no word of money or prices in the sentence (`The euro
-closed at 1.08.` keeps its decimal), a range of two times, a day or a word of time after it, or a verb of
-schedule before `at` (`opens at 9.30`).
+mai` as `le 1er mai`), and a time written with a dot read as the time it is (design.md: Number forms;
+docs/trust.md). The search copies a number's digits (inference/number_constraint.py), not how French
+separates them: a run of a source number's digit groups in the translation is written in its French form.
 """
 
 from __future__ import annotations

@@ -1,13 +1,7 @@
 """Double quotes typed in English (`"Come here," she said.`) given back as French guillemets around the
-translation of the same words (`« Viens ici », dit-elle.`); the Typography step (design.md: Quotes).
-
-The model garbled the words beside a quote (the corpus quotes 269 of 150,318 sources) and translated the
-same sentence without quotes well. So quotes that can be told opening or closing and pair up become
-guillemets, and the model reads each sentence without them: one at the sentence's edge goes back at the
-translation's edge, one inside is carried like a symbol (text/symbols.py). Then the guillemets are spaced
-the French way, a comma or stop typed inside a closing quote goes after it, a quote's capital is kept, a
-sentence typed in small letters after a quote goes on in them, and guillemets placed out of turn or around
-no word are dropped. Quotes that do not pair up (`12" by 12"`) are left as typed.
+translation of the same words (`« Viens ici », dit-elle.`); the Typography step (design.md: Quotes). The model
+reads each sentence without them: one at the sentence's edge goes back at the translation's edge, one inside is
+carried like a symbol (text/symbols.py). Quotes that do not pair up (`12" by 12"`) are left as typed.
 """
 
 from __future__ import annotations

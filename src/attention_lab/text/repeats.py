@@ -1,10 +1,6 @@
-"""Words the model wrote twice in a row, written once (the Repair step): `Il a chanté des chansons chansons.`
-A stutter is a small model's failure, not French (11 of the corpus's 167,130 French sentences; docs/trust.md).
-
-A run of 1 to `LONGEST` words written again right after itself is written once, the first copy kept with
-the second's closing punctuation. Not: `nous nous`, `vous vous`, `faire faire`; a run with punctuation
-inside (`Non, non.`); a number; anything in the translation of a source that itself repeats a word of 4
-letters or more, or writes a word twice in a row (`La La Land`).
+"""Words the model wrote twice in a row, written once (the Repair step; design.md: Stutters): `Il a chanté des
+chansons chansons.` A stutter is a small model's failure, not French (11 of the corpus's 167,130 French
+sentences; docs/trust.md); French that doubles a word on purpose stays (`written_once`).
 """
 
 from __future__ import annotations

@@ -2,19 +2,11 @@
 sentence before it is encoded and put back where attention sent the word next to them (design.md: What the
 translator prints; measured in docs/trust.md).
 
-Carried: characters no token of the source vocabulary holds (`Codec.reads`: the model would read them as
-byte pieces or `<unk>`, which garbled the whole sentence), whole grapheme clusters at a time (👨‍👩‍👧, 🇫🇷); and
-`VERBATIM` text although the model reads its characters: addresses, a number's minus sign (the corpus never
-writes one), chains of dotted digit groups (`1.2.3`), digit groups joined by `-` or `/` (`3-2`), a phone
-number's groups (`06 12 34 56 78`; a list, `1 2 3`, is read), handles and `etc`. The model reads the
-sentence as if the run were not there: a space between two words (`Tom♥Mary` as `Tom Mary`), none before
-punctuation (`cat 🐱.` as `cat.`).
-
-A run goes back next to the output word of the source word it touched (the output piece whose attention
-sums most over that word's pieces; by relative position where pieces cannot be told apart), on the same
-side, before that word's punctuation; one after a clause's `,;:` after the output's same mark; a minus sign
-against the n-th output word with its number, as in the source. Taking the runs out of the result gives
-back the translation of the sentence without them.
+Carried: characters no token of the source vocabulary holds (`Codec.reads`), whole grapheme clusters at a time
+(👨‍👩‍👧, 🇫🇷), and `VERBATIM` text although the model reads its characters. A run goes back next to the output
+word of the source word it touched (the output piece whose attention sums most over that word's pieces; by
+relative position where pieces cannot be told apart), on the same side, before that word's punctuation; one
+after a clause's `,;:` after the output's same mark; a minus sign against the n-th output word with its number.
 """
 
 from __future__ import annotations
