@@ -1,9 +1,6 @@
 """Calendar augmentation: training pairs whose weekdays and months are replaced, the same on both sides, by
-others (`See you on Monday.` / `À lundi.` becomes `See you on Tuesday.` / `À mardi.`).
-
-The corpus names some days and months hundreds of times and others a handful (166 of its 167,130 English
-lines say Monday and 11 Tuesday, 73 October and 1 November), so a model garbles the rare ones (`I'll see you
-on Tuesday.` came out as `Je te verrai à m'excuser.`): these pairs teach each one's French name.
+others (`See you on Monday.` / `À lundi.` becomes `See you on Tuesday.` / `À mardi.`): the corpus names some
+hundreds of times and others a handful, and a model garbled the rare ones (design.md: Weekdays and months).
 """
 
 from __future__ import annotations

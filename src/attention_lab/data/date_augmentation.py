@@ -1,10 +1,6 @@
 """Date augmentation: training pairs whose date is replaced by another, the same on both sides, written each
-of the ways English writes one (`on May 23rd` / `le 23 mai` becomes `on the 5th of November` / `le 5 novembre`).
-
-The corpus dates a day in 30 of its 150,318 train pairs, most of them `October 20th`, so a model drops the dates
-it has not seen written so (`My birthday is on May 5.` came out as `Mon anniversaire, je l'ai 5.`): these pairs
-teach that `May 5`, `May 5th`, `the 5th of May` and, as British English writes it, `5 May` and `5th May` are all
-`le 5 mai`.
+of the ways English writes one (`on May 23rd` / `le 23 mai` becomes `on the 5th of November` / `le 5 novembre`):
+the corpus dates a day in 30 train pairs, and a model dropped the dates it had not seen (design.md: Dates).
 """
 
 from __future__ import annotations

@@ -1,9 +1,7 @@
 """Name-copying augmentation: training pairs whose names are replaced, the same on both sides, by made-up
-names (`Tom met Mary.` / `Tom a vu Mary.` becomes `Ravomi met Kesul.` / `Ravomi a vu Kesul.`).
-
-The corpus's people are nearly all Tom and Mary (13,085 and 1,336 of the 14,836 train pairs that share a name;
-John has 67), so a model learns those few as words and garbles any other (`Anna is my sister.` came out as
-`Un docteur est ma sœur.`): these pairs show it that a name it does not know is copied, piece by piece.
+names (`Tom met Mary.` / `Tom a vu Mary.` becomes `Ravomi met Kesul.` / `Ravomi a vu Kesul.`): the corpus's
+people are nearly all Tom and Mary, and these pairs show a model that a name it does not know is copied
+(design.md: Names).
 """
 
 from __future__ import annotations

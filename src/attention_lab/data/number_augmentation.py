@@ -1,9 +1,7 @@
 """Number-copying augmentation: training pairs whose numbers are replaced, the same on both sides, by random
-numbers of the same shape (`It's 8:30.` / `Il est 8 h 30.` becomes `It's 5:47.` / `Il est 5 h 47.`).
-
-The corpus has few numbers (about 1,100 of its 167,000 lines have a digit), always the same ones, so a model
-learns them as words and writes `122` for `12` or `cent` for `2011`: these pairs show it that a number is
-copied, digit by digit (the tokenizer splits digits: `train_tokenizer.subword.split_digits`).
+numbers of the same shape (`It's 8:30.` / `Il est 8 h 30.` becomes `It's 5:47.` / `Il est 5 h 47.`): the corpus
+has few numbers, always the same ones, and these pairs show a model that a number is copied, digit by digit
+(the tokenizer splits digits: `train_tokenizer.subword.split_digits`; design.md: Numbers).
 """
 
 from __future__ import annotations

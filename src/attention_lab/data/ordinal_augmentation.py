@@ -1,10 +1,7 @@
 """Ordinal augmentation: training pairs whose ordinal word is written in digits on both sides, as another
-(`It's the second time.` / `C'est la deuxième fois.` becomes `It's the 14th time.` / `C'est la 14e fois.`).
-
-The corpus writes ordinals in words (46 of its 150,318 English train lines have one in digits, nearly all a
-date's day), so a model drops the others (`It's my 2nd time here.` came out as `C'est mon 2 temps, ici.`):
-these pairs teach that `2nd` is `2e`, and `1st` `1er` or `1re` as the noun's gender asks, as French abbreviates
-them (text/number_forms.py writes the model's `4ième` so).
+(`It's the second time.` / `C'est la deuxième fois.` becomes `It's the 14th time.` / `C'est la 14e fois.`): the
+corpus writes ordinals in words, and these pairs teach that `2nd` is `2e`, and `1st` `1er` or `1re` as the noun's
+gender asks (design.md: Ordinals; text/number_forms.py writes the model's `4ième` so).
 """
 
 from __future__ import annotations

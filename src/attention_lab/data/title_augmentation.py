@@ -1,10 +1,7 @@
 """Title augmentation: training pairs whose people are given a title and a made-up surname, the same on both
-sides (`Tom is here.` / `Tom est là.` becomes `Mr. Kesul is here.` / `M. Kesul est là.`).
-
-The corpus titles a person in 20 of its 167,130 lines, 11 of them `Mr. Jackson`, so a model garbles any other
-(`Mr. Smith is here.` came out as `Le docteur.`): these pairs teach the French titles and that the surname after
-one is copied. The people are the corpus's own (13,224 of the 150,318 train pairs name Tom, John or Mary on both
-sides), so each keeps the gender the French side gives them.
+sides (`Tom is here.` / `Tom est là.` becomes `Mr. Kesul is here.` / `M. Kesul est là.`): the corpus titles a
+person 20 times. The people are the corpus's own (Tom, John and Mary), so each keeps the gender the French side
+gives them (design.md: Titled people).
 """
 
 from __future__ import annotations
