@@ -52,7 +52,7 @@ from attention_lab.text.lexicon import CONTRACTION
 from attention_lab.text.end_mark import EndMark, EndRun
 from attention_lab.text.protect import placeholders
 from attention_lab.text.quotes import Typography
-from attention_lab.text.record import Context, Draft, Sentence
+from attention_lab.text.record import Context, Draft, Sentence, Step
 from attention_lab.text.repeats import Repair
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -64,16 +64,13 @@ from unseen_names import renamed_pairs  # noqa: E402  (docs/unseen_names.py)
 from attention_lab.text.lexicon import respelt  # noqa: E402
 
 
-class AsWritten:
+class AsWritten(Step):
     """Truecase off: every sentence read as typed, recorded `as written` (Normalize reads the record)."""
 
     name = "truecase"
 
     def read(self, sentence: Sentence, context: Context) -> Sentence:
         return sentence.read(self, sentence.text, "as written")
-
-    def write(self, draft: Draft, sentence: Sentence, context: Context) -> Draft:
-        return draft
 
 
 def without(kind: type, instead: object | None = None) -> tuple:

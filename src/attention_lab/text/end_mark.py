@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from attention_lab.text.record import Context, Draft, Sentence
+from attention_lab.text.record import Context, Draft, Sentence, Step
 
 QUESTION_WORDS = frozenset("who whom whose what which when where why how".split())
 RELATIVE_WORDS = frozenset("who whom whose which".split())  # after a comma: `Tom, who is a doctor`
@@ -116,7 +116,7 @@ class EndRun:
         return replace(draft, text=with_run(draft.text, sentence.record[self.name]))
 
 
-class EndMark:
+class EndMark(Step):
     """Reads a sentence typed without its end mark with the one the corpus would write (`with_end_mark`); the
     translation keeps the mark the model writes."""
 
@@ -124,6 +124,3 @@ class EndMark:
 
     def read(self, sentence: Sentence, context: Context) -> Sentence:
         return sentence.read(self, with_end_mark(sentence.text))
-
-    def write(self, draft: Draft, sentence: Sentence, context: Context) -> Draft:
-        return draft

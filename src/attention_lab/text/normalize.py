@@ -9,7 +9,7 @@ from __future__ import annotations
 from attention_lab.text.amounts import with_currency_names, with_unit_names
 from attention_lab.text.lexicon import read_words
 from attention_lab.text.number_forms import read_times
-from attention_lab.text.record import Context, Draft, Sentence
+from attention_lab.text.record import Context, Sentence, Step
 
 
 def as_the_corpus_writes(sentence: str, recased: bool = False) -> str:
@@ -18,12 +18,9 @@ def as_the_corpus_writes(sentence: str, recased: bool = False) -> str:
     return read_times(with_unit_names(with_currency_names(read_words(sentence, recased))))
 
 
-class Normalize:
+class Normalize(Step):
     name = "normalize"
 
     def read(self, sentence: Sentence, context: Context) -> Sentence:
         recased = sentence.record["truecase"] in ("upper", "title")
         return sentence.read(self, as_the_corpus_writes(sentence.text, recased))
-
-    def write(self, draft: Draft, sentence: Sentence, context: Context) -> Draft:
-        return draft

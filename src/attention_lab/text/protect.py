@@ -19,7 +19,7 @@ from attention_lab.data.special_tokens import UNK
 from attention_lab.text.names import names_back, names_written, placeheld, renamed
 from attention_lab.text.number_forms import french_numbers, french_ordinals
 from attention_lab.text.quotes import outside_quotes
-from attention_lab.text.record import Context, Draft, Sentence
+from attention_lab.text.record import Context, Draft, Sentence, Step
 from attention_lab.text.symbols import Carried, put_back, take_out
 
 
@@ -68,13 +68,10 @@ def replace_unknown(pieces: list[str], attention: np.ndarray, surface: list[str]
     return out
 
 
-class Unknowns:
+class Unknowns(Step):
     """Writes a word vocabulary's `<unk>` outputs as source words (`replace_unknown`). Reads nothing."""
 
     name = "unknowns"
-
-    def read(self, sentence: Sentence, context: Context) -> Sentence:
-        return sentence
 
     def write(self, draft: Draft, sentence: Sentence, context: Context) -> Draft:
         if not context.tgt.emits_unk:

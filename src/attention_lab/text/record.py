@@ -55,10 +55,14 @@ class Context:
 
 
 class Step(Protocol):
+    """A step of text/steps.py; one that reads or writes nothing keeps these, which change nothing."""
+
     name: str
 
     def read(self, sentence: Sentence, context: Context) -> Sentence:
         """The English `sentence` as the model should read it, with what was taken out recorded."""
+        return sentence
 
     def write(self, draft: Draft, sentence: Sentence, context: Context) -> Draft:
         """The French `draft` with what this step took out of `sentence` given back."""
+        return draft

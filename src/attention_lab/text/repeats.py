@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from attention_lab.text.record import Context, Draft, Sentence
+from attention_lab.text.record import Context, Draft, Sentence, Step
 from attention_lab.text.symbols import output_words
 
 LONGEST = 6
@@ -65,14 +65,11 @@ def written_once(pieces: Sequence[str], source: str, join: Callable[[Sequence[st
     return [t for t in everything if t not in dropped]
 
 
-class Repair:
+class Repair(Step):
     """Writes a run of words the model wrote twice in a row once (`written_once`), when `drop_repeats`: its
     pieces and their attention rows go. Reads nothing."""
 
     name = "repair"
-
-    def read(self, sentence: Sentence, context: Context) -> Sentence:
-        return sentence
 
     def write(self, draft: Draft, sentence: Sentence, context: Context) -> Draft:
         if not context.drop_repeats or not draft.pieces:
