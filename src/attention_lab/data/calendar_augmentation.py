@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from attention_lab.data.calendar_names import DAYS, MONTHS
+from attention_lab.data.calendar_names import DAYS, ENGLISH_MONTH_NAMES, FRENCH_MONTH_NAMES, MONTHS
 from attention_lab.data.date_augmentation import MONTH_NUMBER, dates, days_in
 from attention_lab.data.drawn_pairs import Rng, augmentation, pick
 
@@ -19,10 +19,9 @@ KINDS = (DAYS, tuple(month for month in MONTHS if month[0][0] not in "AO"),
 FRENCH = {english: french for kind in KINDS for english, french in kind}
 KIND = {english: kind for kind in KINDS for english, _ in kind}
 _ENGLISH_DAYS, _FRENCH_DAYS = ("|".join(names) for names in zip(*DAYS))
-_ENGLISH_MONTHS, _FRENCH_MONTHS = ("|".join(names) for names in zip(*MONTHS))
 # A word and its plural `s`: a day may be plural (`tous les lundis`), a month may not (`mai` + s is `mais`).
-ENGLISH_WORD = re.compile(rf"\b({_ENGLISH_DAYS}|(?:{_ENGLISH_MONTHS})(?!s))(s?)\b")
-FRENCH_WORD = re.compile(rf"\b({_FRENCH_DAYS}|(?:{_FRENCH_MONTHS})(?!s))(s?)\b", re.IGNORECASE)
+ENGLISH_WORD = re.compile(rf"\b({_ENGLISH_DAYS}|(?:{ENGLISH_MONTH_NAMES})(?!s))(s?)\b")
+FRENCH_WORD = re.compile(rf"\b({_FRENCH_DAYS}|(?:{FRENCH_MONTH_NAMES})(?!s))(s?)\b", re.IGNORECASE)
 
 
 def calendar_words(source: str, target: str) -> list[str]:

@@ -6,4 +6,4 @@ DAYS = (("Monday", "lundi"), ("Tuesday", "mardi"), ("Wednesday", "mercredi"), ("
 MONTHS = (("January", "janvier"), ("February", "février"), ("March", "mars"), ("April", "avril"), ("May", "mai"),
           ("June", "juin"), ("July", "juillet"), ("August", "août"), ("September", "septembre"),
           ("October", "octobre"), ("November", "novembre"), ("December", "décembre"))
-FRENCH_MONTH_NAMES = "|".join(french for _, french in MONTHS)  # a pattern naming any month in French
+ENGLISH_MONTH_NAMES, FRENCH_MONTH_NAMES = ("|".join(names) for names in zip(*MONTHS))  # patterns naming any month

@@ -8,23 +8,22 @@ from __future__ import annotations
 import calendar
 import re
 
-from attention_lab.data.calendar_names import FRENCH_MONTH_NAMES, MONTHS
+from attention_lab.data.calendar_names import ENGLISH_MONTH_NAMES, FRENCH_MONTH_NAMES, MONTHS
 from attention_lab.data.drawn_pairs import Rng, augmentation, pick
 
-_ENGLISH_MONTH = "|".join(english for english, _ in MONTHS)
 _DAY = r"(?:[1-9]|[12][0-9]|3[01])"
 _ORDINAL = r"(?:st|nd|rd|th)"
 # A day of a month in any of the `FORMS`, not `May 5.5`, `May 50` or `May 5:30`.
 ENGLISH_DATE = re.compile(rf"""\b(?:
-    (?P<month>{_ENGLISH_MONTH})\ (?P<day>{_DAY}){_ORDINAL}?
-  | the\ (?P<day_of>{_DAY}){_ORDINAL}\ of\ (?P<month_of>{_ENGLISH_MONTH})
-  | (?P<day_first>{_DAY}){_ORDINAL}?\ (?P<month_after>{_ENGLISH_MONTH})
+    (?P<month>{ENGLISH_MONTH_NAMES})\ (?P<day>{_DAY}){_ORDINAL}?
+  | the\ (?P<day_of>{_DAY}){_ORDINAL}\ of\ (?P<month_of>{ENGLISH_MONTH_NAMES})
+  | (?P<day_first>{_DAY}){_ORDINAL}?\ (?P<month_after>{ENGLISH_MONTH_NAMES})
 )\b(?![.:,][0-9])""", re.VERBOSE)
 FRENCH_DATE = re.compile(rf"\b(?P<day>1er|{_DAY}) (?P<month>{FRENCH_MONTH_NAMES})\b(?![.:,][0-9])", re.IGNORECASE)
-ANY_MONTH = re.compile(rf"\b(?:{_ENGLISH_MONTH}|{FRENCH_MONTH_NAMES})\b", re.IGNORECASE)
+ANY_MONTH = re.compile(rf"\b(?:{ENGLISH_MONTH_NAMES}|{FRENCH_MONTH_NAMES})\b", re.IGNORECASE)
 MONTH_NUMBER = {name.lower(): number for number, pair in enumerate(MONTHS, 1) for name in pair}
 # A month alone, which a date may stand in for: `in May` / `en mai` becomes `on May 5` / `le 5 mai`.
-ENGLISH_IN_MONTH = re.compile(rf"\b(?P<preposition>[Ii]n) (?P<month>{_ENGLISH_MONTH})\b(?! [0-9])")
+ENGLISH_IN_MONTH = re.compile(rf"\b(?P<preposition>[Ii]n) (?P<month>{ENGLISH_MONTH_NAMES})\b(?! [0-9])")
 FRENCH_IN_MONTH = re.compile(rf"\b(?P<preposition>[Ee]n) (?P<month>{FRENCH_MONTH_NAMES})\b(?! [0-9])")
 FORMS = ("{month} {day}", "{month} {day}{ordinal}", "the {day}{ordinal} of {month}", "{day} {month}",
          "{day}{ordinal} {month}")
