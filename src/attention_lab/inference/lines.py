@@ -1,7 +1,6 @@
-"""Translating input of any length a chunk of lines at a time (`attention-lab translate`): memory
-holds one chunk's sentences and translations, never the whole input, and each chunk's
-translations can be written before the next is read. Blank lines stay blank; lines count from 1
-across chunks."""
+"""Translating input of any length a chunk of lines at a time (`attention-lab translate`): memory holds one
+chunk's sentences and translations, never the whole input, and each chunk's translations can be written before
+the next is read. Blank lines stay blank; lines count from 1 across chunks."""
 
 from __future__ import annotations
 

@@ -1,8 +1,6 @@
-"""The exported model file: weights, config and tokenizer in plain tensors, lists and dicts, so the
-file alone is enough to translate (training checkpoints are Lightning's, elsewhere).
-
-Loading uses `torch.load(weights_only=True)`, which refuses pickled code, so a model file from
-an untrusted source cannot run anything; no module is ever pickled.
+"""The exported model file: weights, config and tokenizer in plain tensors, lists and dicts, so the file alone
+is enough to translate (training checkpoints are Lightning's, elsewhere). Loading uses
+`torch.load(weights_only=True)`, which refuses pickled code: a model file from an untrusted source runs nothing.
 """
 
 from __future__ import annotations

@@ -16,10 +16,8 @@ class Translation:
     """One line's translation; a line of several sentences is theirs put together (`joined`)."""
 
     source: str  # the line as given
-    # What the model read: pieces (or words, `<unk>` for unknown ones), `<eos>` after each sentence;
-    # sentence-cased, amounts with their currency or unit named (text/amounts.py), with the end mark a
-    # sentence was typed without or one for a run of them (text/end_mark.py), without its quotes
-    # that pair up (text/quotes.py).
+    # What the model read, as the text steps read it (text/steps.py): pieces (or words, `<unk>` for unknown
+    # ones), `<eos>` after each sentence.
     src_pieces: list[str]
     pieces: list[str]  # output pieces, `<eos>` excluded, any `<unk>` already replaced
     output_labels: list[str]  # an attention row's: its output piece, or `<eos>` where a sentence emitted it

@@ -1,7 +1,5 @@
-"""Text in, text out around a trained model: a line read by the text steps (text/steps.py: sentences,
-casing, quotes, readings, what is carried around the model), tokenizer, batched search with the number
-constraint, and the translation written back by the same steps in reverse order.
-
+"""Text in, text out around a trained model: a line read by the text steps (text/steps.py), tokenizer, batched
+search with the number constraint, and the translation written back by the same steps in reverse order.
 Imports nothing from Lightning, MLflow or DVC: translating needs only the model file.
 """
 

@@ -1,11 +1,8 @@
 """Protect: what the model cannot read or must not change, kept from it and given back in the translation.
-
-Read: the characters the model cannot read and the text to keep as typed (addresses, a number's minus sign,
-chains of digit groups) are taken out and carried around the model (text/symbols.py); a sentence left with
-punctuation alone is no sentence to search (`www.example.com.` left `.`, and the model wrote `Entre.` after
-it): it is carried whole. The search copies the source's digit groups whole (inference/number_constraint.py).
-Write: garbled names as typed (text/names.py), ordinals and the source's English numbers in French form
-(text/number_forms.py), then the carried runs back in place, which no later step changes (`Draft.kept`).
+Read: what the model cannot read and the text to keep as typed are carried around it (text/symbols.py), and a
+sentence left with punctuation alone is carried whole; the search copies the source's digit groups whole
+(inference/number_constraint.py). Write: garbled names as typed (text/names.py), ordinals and numbers in French
+form (text/number_forms.py), then the carried runs back in place, which no later step changes (`Draft.kept`).
 """
 
 from __future__ import annotations

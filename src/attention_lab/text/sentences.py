@@ -1,7 +1,6 @@
-"""A line of several sentences split into sentences, one at a time as every corpus line is one, by
-sentencex (Wikimedia's rule-based segmenter; pysbd dropped characters). A stop inside an address ends no
-sentence, nor does `Ms.` before a word; guillemets are read as spaces (sentencex cuts no sentence inside
-quotes), an opening one goes with the sentence after it, and a run of marks closing a quote is read as its
+"""A line of several sentences split into sentences, one at a time as every corpus line is one, by sentencex
+(Wikimedia's rule-based segmenter; pysbd dropped characters; design.md). A stop inside an address ends no
+sentence, nor does `Ms.` before a word; guillemets are read as spaces, and a run of marks closing a quote as its
 one mark.
 """
 

@@ -1,8 +1,6 @@
-"""The text steps around the model, in one ordered list (`STEPS`; design.md: The text steps). A line is
-cleaned, its double quotes read as guillemets, and split into sentences (text/sentences.py); each sentence is
-read by every step in order, as the corpus would write it, then searched, and its translation written back by
-every step in reverse order, each giving back in the French what it took out of the English; a line's
-sentences are joined.
+"""The text steps around the model, in one ordered list (`STEPS`; design.md: The text steps): each sentence of a
+line is read by every step in order, as the corpus would write it, then searched, and its translation written
+back by every step in reverse order, each giving back in the French what it took out of the English.
 """
 
 from __future__ import annotations

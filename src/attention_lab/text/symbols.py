@@ -138,8 +138,7 @@ def number_word(source_word: str, words: Sequence[str], before: Sequence[str] = 
     group, whole: `5` is not `50`), or the n-th where n - 1 of the source's words `before` it begin
     with it too (the last when fewer); None when `source_word` begins with no digit or no word has it.
     A minus sign goes back there: the search writes the number's digits (inference/number_constraint.py)
-    where attention may not point (`It's -5 degrees Celsius outside.` came back as `-C'est 5 degrés.`),
-    and in the source's order (`from 5 to -5`: `de 5 à -5`, not `de -5 à 5`)."""
+    where attention may not point, in the source's order (`from 5 to -5`: `de 5 à -5`, not `de -5 à 5`)."""
     first = re.match(r"[0-9]+", source_word)
     if first is None:
         return None
