@@ -71,7 +71,9 @@ def translate(args: argparse.Namespace) -> None:
     from attention_lab.atomic import write_with
     from attention_lab.config import ConfigError, from_mapping
     from attention_lab.data.special_tokens import UNK
-    from attention_lab.inference.lines import Progress, chunked, count_lines, translated_lines
+    from tqdm import tqdm
+
+    from attention_lab.inference.lines import chunked, count_lines, translated_lines
     from attention_lab.inference.refusals import NotText, SourceTooLong
     from attention_lab.inference.translator import SearchParams, Translator
 
@@ -96,7 +98,9 @@ def translate(args: argparse.Namespace) -> None:
         translator = Translator.load(args.model, args.device)
         show = not args.quiet and sys.stderr.isatty()
         total = (count_lines(args.input) if name == args.input else len(args.sentences) or None) if show else None
-        progress = stack.enter_context(closing(Progress(total, show)))
+        # Lines translated, as a bar on stderr when it is a terminal; notes print above it (tqdm.write).
+        progress = stack.enter_context(closing(tqdm(total=total, unit=" lines", file=sys.stderr, dynamic_ncols=True,
+                                                    leave=False, disable=not show)))
         kept = []  # the translations, for the heatmap only: otherwise memory holds one chunk's
         typed = []  # the lines translated, for the page, which translates them again keeping every map
         notes = (("unknown", f"words outside the vocabulary, read as {UNK} and copied through attention"),
@@ -109,7 +113,7 @@ def translate(args: argparse.Namespace) -> None:
                 write(f"{result.text if result else ''}\n")
                 for field, what in notes if result and not args.quiet else ():
                     if values := getattr(result, field):
-                        progress.note(f"note: line {number}: {what}: {' '.join(values)}")
+                        tqdm.write(f"note: line {number}: {what}: {' '.join(values)}", file=sys.stderr)
                 if result and args.heatmap:
                     kept.append(result)
                 if result and args.html:

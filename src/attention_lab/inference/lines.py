@@ -4,7 +4,6 @@ the next is read. Blank lines stay blank; lines count from 1 across chunks."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 
@@ -50,31 +49,6 @@ def translated_lines(translator: Translator, chunks: Iterable[list[str]], search
         translated = dict(zip(indices, results))
         yield from (translated.get(i) for i in range(len(lines)))
         start += len(lines)
-
-
-class Progress:
-    """Lines translated, as a bar on stderr (tqdm) when `show`, else nothing; notes print around it."""
-
-    def __init__(self, total: int | None, show: bool) -> None:
-        self.bar = None
-        if show:
-            from tqdm import tqdm  # only for a terminal
-
-            self.bar = tqdm(total=total, unit=" lines", file=sys.stderr, dynamic_ncols=True, leave=False)
-
-    def update(self, lines: int) -> None:
-        if self.bar is not None:
-            self.bar.update(lines)
-
-    def note(self, text: str) -> None:
-        if self.bar is not None:
-            self.bar.write(text, file=sys.stderr)
-        else:
-            print(text, file=sys.stderr)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
 
 
 def count_lines(path: str) -> int:
