@@ -87,9 +87,9 @@ def test_search_options_reach_the_translator(trained_model, expected, capsys):
                        "--length-penalty", "0", *SENTENCES)
     assert code == 0 and out.splitlines() == expected(SENTENCES, beam_size=3, length_penalty=0.0)
     code, out, _ = cli(capsys, "translate", "--model", trained_model, "--device", "cpu", "--beam", 3,
-                       "--coverage-penalty", "0.2", "--min-len-ratio", "0.8", "--keep-live", *SENTENCES)
+                       "--coverage-penalty", "0.2", "--min-len-ratio", "0.8", *SENTENCES)
     assert code == 0 and out.splitlines() == expected(SENTENCES, beam_size=3, coverage_penalty=0.2,
-                                                      min_len_ratio=0.8, keep_live=True)
+                                                      min_len_ratio=0.8)
 
 
 def test_file_in_file_out_keeps_blank_lines(trained_model, expected, capsys, tmp_path):

@@ -86,9 +86,8 @@ def test_the_logged_model_records_its_run_corpus_signature_and_files(store, logg
 
 
 # Every search option a request may send, none at its default; min_len_ratio makes outputs longer.
-OPTIONS = {"beam_size": 3, "length_penalty": 0.6, "coverage_penalty": 0.4, "min_len_ratio": 2.0, "keep_live": True,
-           "max_len_ratio": 3.0, "max_len_extra": 4, "split_sentences": False, "copy_numbers": False,
-           "drop_repeats": False}
+OPTIONS = {"beam_size": 3, "length_penalty": 0.6, "coverage_penalty": 0.4, "min_len_ratio": 2.0, "max_len_ratio": 3.0,
+           "max_len_extra": 4, "split_sentences": False, "copy_numbers": False, "drop_repeats": False}
 
 LOAD = textwrap.dedent("""
     import json, sys

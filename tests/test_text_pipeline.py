@@ -160,8 +160,8 @@ def test_the_same_output_for_a_test_sentence(stages, capsys):
 
 
 # Every search option, none at its default.
-OPTIONS = {"beam_size": 3, "length_penalty": 0.6, "coverage_penalty": 0.4, "min_len_ratio": 1.5, "keep_live": True,
-           "max_len_ratio": 3.0, "max_len_extra": 4}
+OPTIONS = {"beam_size": 3, "length_penalty": 0.6, "coverage_penalty": 0.4, "min_len_ratio": 1.5, "max_len_ratio": 3.0,
+           "max_len_extra": 4}
 
 
 def test_the_search_params_of_evaluate_and_heatmaps_reach_the_search(stages, tmp_path, monkeypatch):
@@ -177,7 +177,7 @@ def test_the_search_params_of_evaluate_and_heatmaps_reach_the_search(stages, tmp
 
     def spy(model, src, src_len, limits, beam_size=1, alpha=0.0, **options):
         calls.append({"beam_size": beam_size, "length_penalty": alpha, "coverage_penalty": options["coverage"],
-                      "min_len_ratio": options["min_len_ratio"], "keep_live": options["keep_live"],
+                      "min_len_ratio": options["min_len_ratio"],
                       # limits - 4 is ceil(3 × source length) = 3 × an integer
                       "max_len_ratio": ((limits - 4).double() / src_len.double()).max().item(),
                       "max_len_extra": (limits - 3 * src_len).max().item()})

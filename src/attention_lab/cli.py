@@ -59,7 +59,7 @@ def check_output_folder(option: str, path: str | None) -> None:
 
 # SearchParams' keys and the `translate` options that set them: errors name the option typed.
 SEARCH_OPTIONS = {"beam_size": "--beam", "length_penalty": "--length-penalty", "coverage_penalty": "--coverage-penalty",
-                  "min_len_ratio": "--min-len-ratio", "keep_live": "--keep-live", "max_len_ratio": "--max-len-ratio",
+                  "min_len_ratio": "--min-len-ratio", "max_len_ratio": "--max-len-ratio",
                   "max_len_extra": "--max-len-extra",
                   "batch_size": "--batch-size", "max_source_chars": "--max-source-chars",
                   "max_source_pieces": "--max-source-pieces", "max_output_pieces": "--max-output-pieces"}
@@ -182,8 +182,6 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--coverage-penalty", type=float, default=0.0, help="GNMT beta; 0 = off (default: %(default)s)")
     t.add_argument("--min-len-ratio", type=float, default=0.0,
                    help="no <eos> before floor(ratio x source pieces) output pieces (default: %(default)s)")
-    t.add_argument("--keep-live", action="store_true",
-                   help="keep W open hypotheses, finished ones pooled (fairseq), not d2l's beam")
     t.add_argument("--max-len-ratio", type=float, default=2.0,
                    help="output pieces at most this times the source's, plus --max-len-extra (default: %(default)s)")
     t.add_argument("--max-len-extra", type=int, default=10, help="see --max-len-ratio (default: %(default)s)")

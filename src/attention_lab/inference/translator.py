@@ -37,7 +37,6 @@ class SearchParams:
     # Options that make long outputs finish the sentence (docs/search.md); beam only, except min_len_ratio.
     coverage_penalty: float = param(0.0, ge=0)  # GNMT beta; 0 = off (and not computed)
     min_len_ratio: float = param(0.0, ge=0)  # <eos> forbidden before floor(ratio * source tokens) output tokens
-    keep_live: bool = False  # W open hypotheses per sentence, finished ones pooled (fairseq); false = d2l's beam
     # Output tokens <= ceil(ratio * source tokens) + extra: a short source's French may take more than
     # twice its pieces (`Write to Mary today.`: 6 pieces, `Écris à Mary aujourd'hui.` 12 and `<eos>`).
     max_len_ratio: float = param(2.0, gt=0)
@@ -163,8 +162,7 @@ class Translator:
                                               names) if search.copy_numbers else None)
             decoded = run_search(self.model, src, src_len, limits, search.beam_size, search.length_penalty,
                                  coverage=search.coverage_penalty, min_len_ratio=search.min_len_ratio,
-                                 keep_live=search.keep_live, forbid=forbid, deadline=deadline, maps=maps,
-                                 numbers=numbers)
+                                 forbid=forbid, deadline=deadline, maps=maps, numbers=numbers)
             outputs, lengths = decoded.tokens.tolist(), decoded.lengths.tolist()
             attention, scores = decoded.attention.float().cpu().numpy(), decoded.scores.tolist()
             if self_maps:

@@ -9,9 +9,9 @@ a row per input row, in order: `translation`, its French translation (a row of s
 translated sentence by sentence), and `missing_numbers`, the digit groups of the row that the
 translation does not write in digits, space-separated ("" when none): a row to check.
 Params (optional, per request): `beam_size` (1 = greedy), `length_penalty`, `coverage_penalty`,
-`min_len_ratio`, `keep_live`, `max_len_ratio`, `max_len_extra`, `split_sentences` (false: each row whole),
-`copy_numbers` (false: digits the source lacks may be written), `drop_repeats` (false: words the model
-wrote twice in a row stay).
+`min_len_ratio`, `max_len_ratio`, `max_len_extra`, `split_sentences` (false: each row whole), `copy_numbers`
+(false: digits the source lacks may be written), `drop_repeats` (false: words the model wrote twice in a row
+stay).
 
 The work of one request is bounded (README: Limits). Before any reading: each row at most
 `SearchParams.max_source_chars`, the request at most `MAX_REQUEST_CHARS` in all, each row text (a lone
@@ -38,8 +38,8 @@ TEXT = "text"  # the input column
 OUTPUT_COLUMNS = ("translation", "missing_numbers")
 ARTIFACT = "model"  # the model file among the logged model's artifacts
 # What a request may set: SearchParams' search options, not its limits.
-REQUEST_PARAMS = ("beam_size", "length_penalty", "coverage_penalty", "min_len_ratio", "keep_live", "max_len_ratio",
-                  "max_len_extra", "split_sentences", "copy_numbers", "drop_repeats")
+REQUEST_PARAMS = ("beam_size", "length_penalty", "coverage_penalty", "min_len_ratio", "max_len_ratio", "max_len_extra",
+                  "split_sentences", "copy_numbers", "drop_repeats")
 MAX_REQUEST_PIECES = 16_384  # source pieces in one request: ~1,500 typical sentences, ~10 s at beam 8
 # Characters in one request, counted before any reading, which the piece cap needs: 8 a piece of that cap (text
 # has 3 to 4.5), 3 s of reading at most (32 rows at the character limit of the slowest text measured: bench/reading.py).
