@@ -236,15 +236,13 @@ def forced_attention(model, src_row, n, seq) -> torch.Tensor:
 
 
 @pytest.mark.parametrize("decoder", DECODERS)
-@pytest.mark.parametrize("keep_live", [False, True])
-def test_the_beams_attention_is_that_of_its_own_output(decoder, keep_live):
+def test_the_beams_attention_is_that_of_its_own_output(decoder):
     # The winners' maps are read back through each step's pointers: a pointer off by a step or a
-    # row gives the maps of another hypothesis. A pooled hypothesis is read back from its own step.
+    # row gives the maps of another hypothesis.
     model = make_model(decoder)
     src, src_len = batch((6, 3, 5, 1, 4, 7, 2, 5), seed=4)
     limits = torch.tensor([9, 8, 9, 7, 9, 9, 8, 9])
-    beam = beam_search(model, src, src_len, limits, beam_size=4, alpha=2.0, maps=True,
-                       keep_live=keep_live)  # long outputs
+    beam = beam_search(model, src, src_len, limits, beam_size=4, alpha=2.0, maps=True)  # long outputs
     for row, seq in enumerate(outputs(beam)):
         n = int(src_len[row])
         torch.testing.assert_close(beam.attention[row, : len(seq), :, :n], forced_attention(model, src[row], n, seq))
@@ -277,7 +275,7 @@ def test_beam_size_must_be_positive():
 
 
 # ---------------------------------------------------------------------------------------------
-# Options that finish the sentence (docs/search.md): coverage penalty, minimum length, live beams.
+# Options that finish the sentence (docs/search.md): coverage penalty, minimum length.
 
 
 def coverage_score(model, src_row, n, seq, beta) -> float:
@@ -301,13 +299,13 @@ def exhaustive_best(model, src_row, n, limit, alpha, beta=0.0, min_len_ratio=0.0
 
 
 @pytest.mark.parametrize("decoder", DECODERS)
-@pytest.mark.parametrize("options", [{"coverage": 1.0}, {"min_len_ratio": 0.8}, {"keep_live": True},
-                                     {"coverage": 1.0, "min_len_ratio": 0.8, "keep_live": True}],
+@pytest.mark.parametrize("options", [{"coverage": 1.0}, {"min_len_ratio": 0.8},
+                                     {"coverage": 1.0, "min_len_ratio": 0.8}],
                          ids=lambda options: "-".join(options))
 def test_with_the_options_a_beam_as_wide_as_every_hypothesis_finds_the_exhaustive_optimum(decoder, options):
     model = make_model(decoder)
     src, src_len = batch()
-    width = len(hypotheses(int(LIMITS.max()), allowed()))  # keeps every hypothesis (live and pooled alike)
+    width = len(hypotheses(int(LIMITS.max()), allowed()))  # keeps every hypothesis
     beam = beam_search(model, src, src_len, LIMITS, beam_size=width, alpha=0.6, **options)
     check_well_formed(beam, LIMITS.tolist())
     for row, found in enumerate(outputs(beam)):
@@ -350,72 +348,17 @@ def test_the_coverage_penalty_counts_the_source_words_not_its_eos_nor_padding():
 
 
 @pytest.mark.parametrize("beam", [1, 3])
-@pytest.mark.parametrize("keep_live", [False, True])
-def test_min_len_ratio_forbids_eos_before_a_share_of_the_source(beam, keep_live):
+def test_min_len_ratio_forbids_eos_before_a_share_of_the_source(beam):
     model = biased(make_model(), EOS_ID)  # ends every sentence at once unless kept from it
     src, src_len = batch()  # sources of 5, 2 and 4 tokens
     limits = torch.tensor([3, 4, 5])
-    assert run_search(model, src, src_len, limits, beam_size=beam, keep_live=keep_live).lengths.tolist() == [1, 1, 1]
-    decoded = run_search(model, src, src_len, limits, beam_size=beam, min_len_ratio=0.8, keep_live=keep_live)
+    assert run_search(model, src, src_len, limits, beam_size=beam).lengths.tolist() == [1, 1, 1]
+    decoded = run_search(model, src, src_len, limits, beam_size=beam, min_len_ratio=0.8)
     check_well_formed(decoded, limits.tolist())
     # floor(0.8 * 5) = 4 tokens is over the limit of 3: the output runs to it; then 1 and 3 tokens and <eos>.
     assert decoded.lengths.tolist() == [3, 2, 4]
     assert [seq[-1] for seq in outputs(decoded)] == [outputs(decoded)[0][-1], EOS_ID, EOS_ID]
     assert EOS_ID not in outputs(decoded)[0]
-
-
-def reference_live(model, src_row, n, limit, width, alpha, tokens=allowed()):
-    """fairseq's beam search (Ott et al. 2019), one sentence, scored by teacher forcing: extend each
-    live hypothesis by every allowed token; of the 2W best, those among the first W that end join
-    the finished ones (the W best kept) and the first W that do not end stay live; stop once W
-    have finished or none is live; return the best finished."""
-
-    def score(hypothesis):
-        return hypothesis[1] / penalty(len(hypothesis[0]), alpha)
-
-    def ends(hypothesis):
-        return hypothesis[0][-1] == EOS_ID or len(hypothesis[0]) == limit
-
-    live, done = [((), 0.0)], []
-    while live and len(done) < width:
-        nxt = step_log_probs(model, src_row, n, [seq + (EOS_ID,) for seq, _ in live])
-        candidates = sorted(((seq + (t,), lp + nxt[i, len(seq), t].item()) for i, (seq, lp) in enumerate(live)
-                             for t in tokens), key=score, reverse=True)[: 2 * width]
-        done = sorted(done + [b for b in candidates[:width] if ends(b)], key=score, reverse=True)[:width]
-        live = [b for b in candidates if not ends(b)][:width]
-    return max(done, key=score)
-
-
-LONG_LIMITS = torch.tensor([9, 8, 9, 7, 9, 9, 8, 9])  # for the sources of batch((6, 3, 5, 1, 4, 7, 2, 5), seed=4)
-
-
-@pytest.mark.parametrize("decoder", DECODERS)
-@pytest.mark.parametrize("width", [2, 3])
-@pytest.mark.parametrize("alpha", [1.0, 2.0])
-def test_keep_live_equals_fairseqs_beam_search(decoder, width, alpha):
-    src, src_len = batch((6, 3, 5, 1, 4, 7, 2, 5), seed=4)
-    for seed in range(3):
-        model = make_model(decoder, seed=seed)
-        live = beam_search(model, src, src_len, LONG_LIMITS, beam_size=width, alpha=alpha, keep_live=True)
-        check_well_formed(live, LONG_LIMITS.tolist())
-        for row, seq in enumerate(outputs(live)):
-            expected, log_p = reference_live(model, src[row], int(src_len[row]), int(LONG_LIMITS[row]), width, alpha)
-            assert seq == expected
-            torch.testing.assert_close(live.scores[row].item(), log_p / penalty(len(seq), alpha), rtol=0, atol=1e-10)
-
-
-@pytest.mark.parametrize("decoder, width", [("transformer", 2), ("bahdanau", 3)])
-def test_keep_live_goes_on_where_a_finished_hypothesis_held_a_slot(decoder, width):
-    # Seeded models where d2l's beam returns a short output because finished hypotheses filled its
-    # slots, while the live beam extends an open one to a longer output that scores higher.
-    src, src_len = batch((6, 3, 5, 1, 4, 7, 2, 5), seed=4)
-    longer_and_better = []
-    for seed in range(5):
-        model = make_model(decoder, seed=seed)
-        live = beam_search(model, src, src_len, LONG_LIMITS, beam_size=width, alpha=2.0, keep_live=True)
-        slots = beam_search(model, src, src_len, LONG_LIMITS, beam_size=width, alpha=2.0)
-        longer_and_better += ((live.lengths > slots.lengths) & (live.scores > slots.scores + 1e-9)).tolist()
-    assert any(longer_and_better)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -470,8 +413,7 @@ def test_forbidding_eos_runs_every_sentence_to_its_limit():
 @pytest.mark.parametrize("beam, forbid, options", [
     (1, (), {}), (1, (UNK_ID,), {}), (3, (), {}), (3, (UNK_ID,), {}), (40, (), {}),
     (1, (), {"min_len_ratio": 0.8}), (3, (), {"coverage": 0.5}), (3, (), {"min_len_ratio": 0.8}),
-    (3, (), {"keep_live": True}), (40, (), {"keep_live": True}),
-    (3, (UNK_ID,), {"keep_live": True, "coverage": 0.5, "min_len_ratio": 0.8})],
+    (3, (UNK_ID,), {"coverage": 0.5, "min_len_ratio": 0.8})],
     ids=lambda value: "-".join(map(str, value)) if isinstance(value, dict) else None)
 def test_batch_equals_one_by_one(decoder, rnn, bidirectional, beam, forbid, options):
     model = make_model(decoder, rnn=rnn, bidirectional=bidirectional)
