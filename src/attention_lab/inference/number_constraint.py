@@ -1,22 +1,11 @@
 """Numbers and names copied, never made up nor left out: a constraint on the spans a search must write
-(lexically constrained decoding: Hokamp & Liu 2017, Post & Vilar 2018, here as a trie of each sentence's
-spans that each hypothesis row walks).
+(lexically constrained decoding: Hokamp & Liu 2017, Post & Vilar 2018; design.md: The search copies numbers).
 
-A decoder that writes a number one digit piece at a time keeps no count of the digits it copied:
-an undertrained one writes `100` for `10`, `55` for `5`, `1777` for `1977`, and nothing tells a
-reader. With this constraint a translation writes digits only as the digit groups of its source
-(data/numbers.py), whole: each run of digit pieces spells a prefix of one of them, and the run ends
-(any other token, `<eos>` included) only where a group is complete; a source without digits gets
-none in its translation. Nor is a number left out or repeated: `<eos>` waits until every group
-has been written (as long as the output limit leaves room), and a group is written once, as many
-times as the source has it if more. A whole number with commas between thousands is one group
-(`data.numbers.number_groups`: `10,000` is written `10000`, whole, and comes back as `10 000`,
-text/number_forms.py). A number may still move and take the French form (`2:30` -> `2 h 30`); a
-translation cut at its limit can lack one, which the number check (`Translation.missing_numbers`) reports.
-
-A name the corpus does not know is read as a placeholder name the model copies (text/names.py): each
-placeholder the source has is a span too, which `<eos>` waits for, but which the model may also write
-elsewhere (its pieces are words of their own, not digits that only the source's numbers may spell).
+A translation writes digits only as its source's digit groups (data/numbers.py; a number with thousands
+commas is one group), whole: each run of digit pieces spells a prefix of one of them and ends only where
+one is complete; a group is written once (as often as the source has it, if more), and `<eos>` waits until
+every group and every placeholder (a name the corpus lacks, text/names.py) is written. A placeholder's piece
+is a word of its own, which the model may also write elsewhere.
 
 Each sentence's spans make a trie over an alphabet of the digits and the placeholders' pieces, and each
 hypothesis row carries its node in it (-1: outside a run) and the symbols of the spans it has written. A
