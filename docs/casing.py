@@ -113,7 +113,7 @@ def truecasing(truecase: Callable[[str], str]) -> Iterator[None]:
 def readings(translator: Translator, lines: Sequence[str], search: SearchParams) -> list[str]:
     """What the model reads of each line: its sentences' texts, joined."""
     parts: list[list[str]] = [[] for _ in lines]
-    for sentence in translator.sentences(lines, search):
+    for sentence in translator.read(lines, search).sentences:
         parts[sentence.line].append(sentence.text)
     return [" ".join(p) for p in parts]
 

@@ -83,27 +83,20 @@ class Translator:
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         return cls(load_model(path, device), device)
 
-    def sentences(self, lines: Sequence[str], search: SearchParams) -> list[Sentence]:
-        """The sentences of `lines` as the model reads them (text/steps.py), in order; each line
-        whole when `search.split_sentences` is off. Raises `SourceTooLong` naming the first line over
-        `search.max_source_chars`, or `NotText`, before reading any."""
+    def read(self, lines: Sequence[str], search: SearchParams) -> Reading:
+        """`lines` as the model reads them (text/steps.py), in order, each line whole when
+        `search.split_sentences` is off; refused before the work they would cause: a line over
+        `search.max_source_chars` or no text before any reading, a sentence over `search.max_source_pieces`
+        before any search (`SourceTooLong`, `NotText`, naming the line)."""
         refuse_unreadable(lines, search.max_source_chars)
         # Names are read as placeholders only where the search can make it write them back (text/names.py).
         names = search.copy_numbers and NumberConstraint.takes_names(self.tokenizer.tgt)
-        return read_lines(lines, self.tokenizer.src, search.split_sentences, self.tokenizer.words, names)
-
-    def read(self, lines: Sequence[str], search: SearchParams) -> Reading:
-        """`lines` as the model reads them, checked: a refused line (`sentences`, then a sentence over
-        `search.max_source_pieces`, `SourceTooLong`) is named before any search, so that it costs none."""
-        sentences = self.sentences(lines, search)
-        return Reading(sentences, self.checked_ids(sentences, search))
-
-    def checked_ids(self, sentences: Sequence[Sentence], search: SearchParams) -> list[list[int]]:
+        sentences = read_lines(lines, self.tokenizer.src, search.split_sentences, self.tokenizer.words, names)
         ids = self.tokenizer.src.encode_all([s.text for s in sentences])
         for sentence, sentence_ids in zip(sentences, ids):
             if len(sentence_ids) > search.max_source_pieces:
                 raise SourceTooLong(sentence.line, len(sentence_ids), search.max_source_pieces)
-        return ids
+        return Reading(sentences, ids)
 
     def translate(self, lines: Sequence[str], search: SearchParams | None = None,
                   deadline: float | None = None, maps: bool = False,
@@ -145,12 +138,19 @@ class Translator:
         layout = self.model.decoder.attention_layout
         self_maps = self_maps and self.model.self_attends  # a recurrent model's are None
         no_maps = np.zeros((layout[0] * layout[1], 0, 0), np.float32)  # (R, 0, 0)
-        none = np.zeros((0, 0), np.float32)
-        results = [Translation(
-            source=s.text, src_pieces=[], pieces=[], output_labels=[], text=draft.text, score=0.0, attention=none,
-            unknown=[], carried=read(draft.kept), maps=no_maps if maps else None, layout=layout,
-            encoder_maps=no_maps if self_maps else None, decoder_maps=no_maps if self_maps else None)
-            for s, draft in ((s, write(Draft([], none, []), s, context)) for s in sentences)]
+
+        def result(s: Sentence, draft: Draft, ids: list[int] = (), score: float = 0.0, kept: np.ndarray = no_maps,
+                   encoder: np.ndarray = no_maps, decoder: np.ndarray = no_maps) -> Translation:
+            """`s`'s translation, written (`draft`) from its search's output; none: its carried characters alone."""
+            return Translation(
+                source=s.text, src_pieces=[UNK if j == UNK_ID else p for p, j in zip(src_codec.pieces(s.text), ids)]
+                + [EOS] * bool(ids), pieces=draft.pieces, text=draft.text, score=score, attention=draft.attention,
+                output_labels=draft.pieces + [EOS] * (len(draft.attention) - len(draft.pieces)),
+                unknown=[w for w, j in zip(src_codec.surface(s.text), ids) if j == UNK_ID], carried=read(draft.kept),
+                maps=kept if maps else None, layout=layout, encoder_maps=encoder if self_maps else None,
+                decoder_maps=decoder if self_maps else None)
+
+        results = [result(s, write(Draft([], np.zeros((0, 0), np.float32), []), s, context)) for s in sentences]
         order = sorted((i for i, s in enumerate(sentences) if s.text), key=lambda i: len(ids[i]))
         forbid = () if tgt_codec.emits_unk else (UNK_ID,)
         for batch in budget_batches(order, [len(i) for i in ids], search.batch_size, None):
@@ -174,18 +174,10 @@ class Translator:
                 # (then `<eos>`'s when emitted: heatmaps label what is written).
                 draft = write(Draft(tgt_codec.id_pieces(outputs[row][: lengths[row]]), kept.mean(axis=0),
                                     list(range(lengths[row]))), s, context)
-                rows, weights = draft.rows, draft.attention
-                if self_maps:
-                    source = len(ids[i])
-                    encoder_map = encoder_maps[row, :, :source, :source]  # (R, S, S)
-                    decoder_map = decoder_maps[row][:, rows][:, :, input_columns(rows)]  # (R, T, T)
-                results[i] = Translation(
-                    source=s.text, pieces=draft.pieces, output_labels=draft.pieces + [EOS] * (len(weights) - len(draft.pieces)),
-                    src_pieces=[UNK if j == UNK_ID else p for p, j in zip(src_codec.pieces(s.text), ids[i])] + [EOS],
-                    text=draft.text, score=scores[row], attention=weights,
-                    unknown=[w for w, j in zip(src_codec.surface(s.text), ids[i]) if j == UNK_ID],
-                    carried=read(draft.kept), maps=kept[:, rows] if maps else None, layout=layout,
-                    encoder_maps=encoder_map if self_maps else None, decoder_maps=decoder_map if self_maps else None)
+                rows, source = draft.rows, len(ids[i])
+                results[i] = result(s, draft, ids[i], scores[row], kept[:, rows], *(
+                    (encoder_maps[row, :, :source, :source],  # (R, S, S)
+                     decoder_maps[row][:, rows][:, :, input_columns(rows)]) if self_maps else ()))  # (R, T, T)
             finished(batch)
         return results
 
