@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID, UNK_ID
-from attention_lab.inference.search import beam_search, greedy_search, run_search
+from attention_lab.inference.search import beam_search, run_search
 from attention_lab.inference.search_steps import (
     SearchTimeout,
     coverage_penalty,
@@ -129,7 +129,7 @@ def check_well_formed(decoded, limits, forbid=()) -> None:
 def test_greedy_takes_the_best_allowed_token_and_reports_its_log_probability(decoder, forbid):
     model = make_model(decoder)
     src, src_len = batch()
-    greedy = greedy_search(model, src, src_len, LIMITS, forbid=forbid)
+    greedy = run_search(model, src, src_len, LIMITS, forbid=forbid)
     check_well_formed(greedy, LIMITS.tolist(), forbid)
     for row, seq in enumerate(outputs(greedy)):
         n = int(src_len[row])
@@ -153,7 +153,7 @@ def test_a_beam_as_wide_as_every_hypothesis_finds_the_exhaustive_optimum(decoder
     tokens = allowed(forbid)
     width = len(hypotheses(int(LIMITS.max()), tokens))  # enough to keep every hypothesis alive
     beam = beam_search(model, src, src_len, LIMITS, beam_size=width, alpha=alpha, forbid=forbid)
-    greedy = greedy_search(model, src, src_len, LIMITS, forbid=forbid)
+    greedy = run_search(model, src, src_len, LIMITS, forbid=forbid)
     check_well_formed(beam, LIMITS.tolist(), forbid)
     greedy_missed, penalty_mattered = [], []
     for row, (found, greedy_seq) in enumerate(zip(outputs(beam), outputs(greedy))):
@@ -464,17 +464,6 @@ def test_never_emits_pad_or_bos_and_respects_limits(beam):
     src, src_len = batch()
     decoded = run_search(model, src, src_len, LIMITS, beam_size=beam)
     check_well_formed(decoded, LIMITS.tolist())
-
-
-@pytest.mark.parametrize("decoder", DECODERS)
-def test_beam_of_one_equals_greedy(decoder):
-    model = make_model(decoder, attention="general")
-    src, src_len = batch()
-    greedy = greedy_search(model, src, src_len, LIMITS)
-    beam = beam_search(model, src, src_len, LIMITS, beam_size=1, alpha=0.0)
-    assert torch.equal(greedy.tokens, beam.tokens) and torch.equal(greedy.lengths, beam.lengths)
-    torch.testing.assert_close(greedy.scores, beam.scores)
-    torch.testing.assert_close(greedy.attention, beam.attention)
 
 
 def test_length_penalty_and_limits():

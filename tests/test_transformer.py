@@ -17,7 +17,7 @@ import torch
 from attention_lab.config import ConfigError, from_mapping
 from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID
 from attention_lab.inference.model_file import load_model, save_model
-from attention_lab.inference.search import greedy_search
+from attention_lab.inference.search import run_search
 from attention_lab.inference.search_steps import output_limits
 from attention_lab.model.loss import token_loss
 from attention_lab.model.multi_head_attention import MultiHeadAttention
@@ -354,7 +354,7 @@ def test_a_tiny_transformer_learns_to_copy():
         optimizer.step()
     model.eval()
     src, src_len, _, _ = copy_batch(torch.Generator().manual_seed(99), rows=50)
-    decoded = greedy_search(model, src, src_len, output_limits(src_len, 2.0))
+    decoded = run_search(model, src, src_len, output_limits(src_len, 2.0))
     copied = [decoded.tokens[r, : int(decoded.lengths[r])].tolist() == src[r, : int(src_len[r])].tolist()
               for r in range(50)]
     assert sum(copied) >= 45, f"{sum(copied)}/50 copied exactly (loss {loss.item():.3f})"

@@ -25,57 +25,10 @@ from torch import Tensor
 
 from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID
 from attention_lab.inference.number_constraint import NumberConstraint
-from attention_lab.inference.search_steps import (
-    Decoded,
-    all_done,
-    banned_ids,
-    coverage_penalty,
-    drop_finished,
-    length_penalty,
-    minimum_lengths,
-    allocated,
-    next_candidates,
-    source_words,
-)
+from attention_lab.inference.search_steps import (Decoded, all_done, allocated, banned_ids, coverage_penalty,
+                                                  drop_finished, length_penalty, minimum_lengths, next_candidates,
+                                                  source_words)
 from attention_lab.model.encoder_decoder import EncoderDecoder, sentence_rows
-
-
-@torch.no_grad()
-def greedy_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Tensor, *, min_len_ratio: float = 0.0,
-                  forbid: tuple[int, ...] = (), deadline: float | None = None, maps: bool = False,
-                  numbers: NumberConstraint | None = None) -> Decoded:
-    """src (B, S), src_len (B,), limits (B,) maximum output tokens -> `Decoded` (B, T, ...).
-
-    `min_len_ratio`: `<eos>` is forbidden before `minimum_lengths` tokens. `forbid`: token ids
-    never emitted, besides `<pad>` and `<bos>`. `deadline`: a `time.monotonic()` after which a
-    step raises `SearchTimeout`. `maps`: keep every attention map, not only their average.
-    `numbers`: the digits each sentence may write (`number_constraint.py`), one row a sentence."""
-    batch = src.shape[0]
-    banned = banned_ids(model, forbid, min_len_ratio)
-    limits = limits.to(src.device)
-    min_lens = minimum_lengths(src_len.to(src.device), min_len_ratio, limits) if min_len_ratio > 0 else None
-    state = model.encode(src, src_len)
-    tokens = torch.full((batch, 1), BOS_ID, device=src.device)
-    finished = torch.zeros(batch, dtype=torch.bool, device=src.device)
-    lengths = torch.zeros(batch, dtype=torch.long, device=src.device)
-    scores = torch.zeros(batch, dtype=torch.float64, device=src.device)  # summed in float64: no drift
-    outputs, attention = [], []
-    sentences = torch.arange(batch, device=src.device)  # (b,) still open, the rows `state` holds
-    for step in range(int(limits.max())):
-        no_eos = None if min_lens is None else lengths < min_lens  # (B,)
-        best, tokens, state, weights = next_candidates(model, tokens, state, finished, sentences, 1, banned,
-                                                        maps, no_eos, numbers)  # (B, 1) each
-        if numbers is not None:
-            numbers.advance(torch.arange(batch, device=src.device), tokens[:, 0])
-        attention.append(weights.masked_fill(finished[:, None, None], 0.0))  # (B, R, S)
-        scores += best[:, 0]
-        lengths += ~finished
-        outputs.append(tokens[:, 0])
-        finished = finished | (tokens[:, 0] == EOS_ID) | (lengths >= limits)
-        if all_done(finished, step, deadline):
-            break
-        state, sentences = drop_finished(state, finished, 1, sentences, step)
-    return Decoded(torch.stack(outputs, dim=1), lengths, scores, torch.stack(attention, dim=1))
 
 
 def _read_back(origins: list[Tensor], outputs: list[Tensor], attention: list[Tensor], rows: Tensor,
@@ -101,10 +54,15 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
                 alpha: float = 0.0, *, coverage: float = 0.0, min_len_ratio: float = 0.0,
                 forbid: tuple[int, ...] = (), deadline: float | None = None, maps: bool = False,
                 numbers: NumberConstraint | None = None) -> Decoded:
-    """Beam search keeping `beam_size` hypotheses (W) per sentence, ranked by log-probability
-    divided by the GNMT length penalty with `alpha`, plus the GNMT coverage penalty with beta
-    `coverage` (0: not computed). `min_len_ratio`, `forbid`, `deadline`, `maps` and `numbers` (W
-    rows a sentence) as in `greedy_search`.
+    """src (B, S), src_len (B,), limits (B,) maximum output tokens -> `Decoded` (B, T, ...).
+
+    Beam search keeping `beam_size` hypotheses (W) per sentence, ranked by log-probability divided by
+    the GNMT length penalty with `alpha`, plus the GNMT coverage penalty with beta `coverage` (0: not
+    computed); a beam of one is greedy search. `min_len_ratio`: `<eos>` is forbidden before
+    `minimum_lengths` tokens. `forbid`: token ids never emitted, besides `<pad>` and `<bos>`.
+    `deadline`: a `time.monotonic()` after which a step raises `SearchTimeout`. `maps`: keep every
+    attention map, not only their average. `numbers`: the spans each sentence must write
+    (`number_constraint.py`), W rows a sentence.
 
     As in d2l (§10.8), a finished hypothesis keeps its beam slot and its score and competes with the
     open ones until every slot is finished or at its limit; the best slot is the result.
@@ -198,11 +156,9 @@ def run_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Tens
                alpha: float = 0.0, *, coverage: float = 0.0, min_len_ratio: float = 0.0,
                forbid: tuple[int, ...] = (), deadline: float | None = None, maps: bool = False,
                numbers: NumberConstraint | None = None) -> Decoded:
-    """Greedy search for `beam_size` 1, beam search otherwise; the options as in both. Greedy
-    search ignores `coverage`: all its candidates extend one hypothesis, so a coverage penalty ranks
-    them as their log-probabilities do."""
+    """Beam search, greedy for `beam_size` 1 (d2l §10.8): the likeliest allowed token at each step, its
+    score the log-probability (the penalties are for ranking hypotheses, and greedy has one)."""
     if beam_size == 1:
-        return greedy_search(model, src, src_len, limits, min_len_ratio=min_len_ratio, forbid=forbid,
-                             deadline=deadline, maps=maps, numbers=numbers)
+        alpha = coverage = 0.0
     return beam_search(model, src, src_len, limits, beam_size, alpha, coverage=coverage, min_len_ratio=min_len_ratio,
                        forbid=forbid, deadline=deadline, maps=maps, numbers=numbers)
