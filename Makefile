@@ -36,9 +36,13 @@ repro: setup
 # The suite on every core (pytest-xdist), a test file to a worker, in collection order: the longest
 # files first (tests/conftest.py). A file's module-scoped fixtures are built once and the
 # end-to-end pipeline's tests run in order. TEST_WORKERS=0 runs it in one process.
+# Only the plugins the suite uses are loaded: pytest rewrites the asserts of every module of an
+# auto-loaded plugin's package (hydra, anyio and hypothesis, 190 modules), compiled from source in
+# each of its processes where PYTHONDONTWRITEBYTECODE is set (CI images), 5-9 s of CPU a run.
 TEST_WORKERS ?= auto
 test: setup
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder \
+	  --disable-plugin-autoload -p xdist -p hypothesispytest
 
 bench: setup
 	$(BIN)/attention-lab bench --reference
