@@ -114,6 +114,12 @@ def test_a_word_vocabulary_is_searched_without_the_constraint():
 
     assert NumberConstraint.build(["In 1977."], Words(), torch.tensor([10]), 1) is None
 
+    class NoDigits(Pieces):  # a word vocabulary whose few words have no number: its numbers cannot be written
+        def piece(self, token_id: int) -> str:
+            return "x" if super().piece(token_id).strip("▁").isdigit() else super().piece(token_id)
+
+    assert NumberConstraint.build(["In 1977."], NoDigits(), torch.tensor([10]), 1) is None
+
 
 def test_a_beam_writes_every_span_on_a_model_that_would_write_none():
     # Digits 6 below everything else: the likelier hypotheses leave the numbers out and run to the limit;

@@ -195,10 +195,11 @@ ALPHABET = 10 + len(PLACEHOLDERS)  # the digits, then the placeholders' word pie
 @functools.cache
 def digit_pieces(codec: Codec) -> tuple[Tensor, Tensor, Tensor] | None:
     """(digit_of, starts_word, mixed) (V,) each, as `NumberConstraint` takes them, for `codec`'s
-    vocabulary; None when a piece is several digits (numbers are not spelled digit by digit)."""
+    vocabulary; None when a piece is several digits or none is one (numbers are not spelled digit by digit)."""
     pieces = [codec.piece(i) for i in range(len(codec))]
     bare = [piece.removeprefix(WORD_START) for piece in pieces]
-    if any(len(text) > 1 and text.isascii() and text.isdigit() for text in bare):
+    if any(len(text) > 1 and text.isascii() and text.isdigit() for text in bare) or \
+            not any(len(text) == 1 and text in string.digits for text in bare):
         return None
     symbols = {WORD_START + name: 10 + k for k, name in enumerate(PLACEHOLDERS)}
     digit_of = torch.tensor([int(t) if len(t) == 1 and t in string.digits else symbols.get(p, -1)
