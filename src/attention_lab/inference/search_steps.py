@@ -120,8 +120,8 @@ def next_candidates(model: EncoderDecoder, tokens: Tensor, state, finished: Tens
     return top_log_probs, top_tokens, state, all_weights  # (N, k), (N, k), ., (N, R, S)
 
 
-def allocated(ranked: Tensor, banks: Tensor, count: int, taken: int) -> Tensor:
-    """The `taken` candidates (B, C) kept of each sentence's `ranked` (B, W·k), each in one of `count` banks
+def allocated(ranked: Tensor, banks: Tensor, count: int, width: int) -> Tensor:
+    """The `width` candidates (B, W) kept of each sentence's `ranked` (B, W·k), each in one of `count` banks
     (B, W·k) (`NumberConstraint.banks`): the banks take turns, each its best candidate left, the highest first.
     Dynamic beam allocation (Post & Vilar 2018, "Fast Lexically Constrained Decoding with Dynamic Beam
     Allocation") with its even shares given a slot at a time, so that a bank short of candidates leaves its
@@ -132,7 +132,7 @@ def allocated(ranked: Tensor, banks: Tensor, count: int, taken: int) -> Tensor:
     chosen = torch.nn.functional.one_hot(in_order, count)  # (B, W·k, count)
     turn = (chosen.cumsum(dim=1) * chosen).sum(dim=-1) - 1  # (B, W·k) its place in its bank
     key = (turn * count - in_order).double().masked_fill(ranked.gather(1, order).isneginf(), float("inf"))
-    return order.gather(1, key.topk(taken, dim=1, largest=False).indices)  # (B, C)
+    return order.gather(1, key.topk(width, dim=1, largest=False).indices)  # (B, W)
 
 
 def drop_finished(state, finished: Tensor, width: int, sentences: Tensor, step: int) -> tuple[object, Tensor]:
