@@ -78,7 +78,7 @@ def test_a_search_writes_the_source_numbers_whole_and_only_them(beam_size, digit
     limits = torch.full((len(sources),), 12)
 
     def outputs(numbers):
-        decoded = run_search(model, src, src_len, limits, beam_size, 1.0, numbers=numbers)
+        decoded = run_search(model, src, src_len, limits, beam_size, 1.0, constraints=numbers)
         return [(text(row), EOS_ID in row) for row in decoded.tokens.tolist()]
 
     free = outputs(None)
@@ -102,7 +102,7 @@ def test_a_source_number_too_long_for_the_tokens_left_is_never_started(beam_size
     for limit in range(1, 7):
         limits = torch.full((len(sources),), limit)
         numbers = NumberConstraint.build(sources, Pieces(), limits, beam_size)
-        decoded = run_search(model, src, src_len, limits, beam_size, 1.0, numbers=numbers)
+        decoded = run_search(model, src, src_len, limits, beam_size, 1.0, constraints=numbers)
         for source, row in zip(sources, decoded.tokens.tolist()):
             assert set(re.findall(r"[0-9]+", text(row))) <= set(digit_groups(source)), (limit, source, text(row))
 
@@ -130,6 +130,6 @@ def test_a_beam_writes_every_span_on_a_model_that_would_write_none():
     limits = torch.full((len(sources),), 12)
     for seed in range(3):
         numbers = NumberConstraint.build(sources, Pieces(), limits, 4)
-        decoded = run_search(biased_model(seed, digits=-6.0), src, src_len, limits, 4, 1.0, numbers=numbers)
+        decoded = run_search(biased_model(seed, digits=-6.0), src, src_len, limits, 4, 1.0, constraints=numbers)
         for source, row in zip(sources, decoded.tokens.tolist()):
             assert sorted(re.findall(r"[0-9]+", text(row))) == sorted(digit_groups(source)), (seed, source, text(row))

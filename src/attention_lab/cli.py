@@ -19,6 +19,7 @@ EPILOG = """examples:
   attention-lab translate --beam 1 --heatmap lost.png "I lost."
   attention-lab translate --html explorer.html "I lost." "She is taller than her brother."
   attention-lab translate --input english.txt --output french.txt
+  attention-lab translate --glossary terms.tsv "The database is down."
   echo "Go." | attention-lab translate
   attention-lab bench --reference
   attention-lab promote --model-dir models/seq2seq"""
@@ -76,10 +77,12 @@ def translate(args: argparse.Namespace) -> None:
     from attention_lab.inference.lines import chunked, count_lines, translated_lines
     from attention_lab.inference.refusals import NotText, SourceTooLong
     from attention_lab.inference.translator import SearchParams, Translator
+    from attention_lab.text.glossary import Glossary
 
     check_output_folder("--output", args.output)
     check_output_folder("--heatmap", args.heatmap)
     check_output_folder("--html", args.html)
+    glossary = Glossary.load(args.glossary) if args.glossary else None
     with ExitStack() as stack:
         name, lines = input_lines(args, stack)
         if args.device == "cuda" and not torch.cuda.is_available():
@@ -105,11 +108,12 @@ def translate(args: argparse.Namespace) -> None:
         typed = []  # the lines translated, for the page, which translates them again keeping every map
         notes = (("unknown", f"words outside the vocabulary, read as {UNK} and copied through attention"),
                  ("carried", "not read by the model, carried to the output as written"),
-                 ("missing_numbers", "numbers of the source not in the translation, check it"))
+                 ("missing_numbers", "numbers of the source not in the translation, check it"),
+                 ("missing_terms", "glossary terms not in the translation, check it"))
 
         def write_all(write: Callable[[str], object]) -> None:
             for number, result in enumerate(translated_lines(translator, chunks, search, bool(args.heatmap),
-                                                             progress.update), 1):
+                                                             progress.update, glossary), 1):
                 write(f"{result.text if result else ''}\n")
                 for field, what in notes if result and not args.quiet else ():
                     if values := getattr(result, field):
@@ -131,7 +135,7 @@ def translate(args: argparse.Namespace) -> None:
     if args.heatmap and kept:  # empty input: no translation, no heatmap
         save_heatmaps(kept, Path(args.heatmap))
     if args.html and typed:
-        save_explorer(translator, search, typed, Path(args.html))
+        save_explorer(translator, search, typed, Path(args.html), glossary)
 
 
 def save_heatmaps(results: list, path: Path) -> None:
@@ -146,13 +150,13 @@ def save_heatmaps(results: list, path: Path) -> None:
             print(f"note: attention by layer and head: {heads}", file=sys.stderr)
 
 
-def save_explorer(translator, search, sources: list[str], path: Path) -> None:
+def save_explorer(translator, search, sources: list[str], path: Path, glossary=None) -> None:
     from attention_lab.atomic import write_text
     from attention_lab.evaluation.explorer import Entry, explored, identity, page
 
     entries = [Entry(source, "typed") for source in sources]
     write_text(path, page("Attention explorer", identity(translator, search), translator,
-                          explored(translator, entries, search)))
+                          explored(translator, entries, search, glossary)))
 
 
 def promote(args: argparse.Namespace) -> None:
@@ -194,6 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--max-output-pieces", type=positive_int, default=512,
                    help="no translation runs longer, whatever --max-len-ratio says (default: %(default)s)")
     t.add_argument("--free-numbers", action="store_true", help="search digits freely (default: the source's numbers)")
+    t.add_argument("--glossary", metavar="FILE",
+                   help="TSV of 'English<TAB>French' terms the translation must use (README: Glossary)")
     t.add_argument("--keep-repeats", action="store_true",
                    help="keep words the model wrote twice in a row (default: written once)")
     t.add_argument("--no-split", action="store_true",

@@ -24,6 +24,7 @@ import numpy as np
 from attention_lab.data.special_tokens import BOS
 from attention_lab.inference.translation import Translation
 from attention_lab.inference.translator import SearchParams, Translator
+from attention_lab.text.glossary import Glossary
 
 if TYPE_CHECKING:  # pandas costs `translate --html` a second of start-up; only the stage passes a frame
     import pandas as pd
@@ -82,13 +83,15 @@ def decoder_inputs(translation: Translation) -> list[str] | None:
 
 def result_data(translation: Translation, search: str) -> dict:
     return {"search": search, "text": translation.text, "out": translation.output_labels,
-            "cross": thousandths(translation.maps), "decoder": thousandths(translation.decoder_maps),
+            "terms": translation.term_rows, "cross": thousandths(translation.maps),
+            "decoder": thousandths(translation.decoder_maps),
             "inputs": decoder_inputs(translation)}
 
 
-def explored(translator: Translator, entries: Sequence[Entry], search: SearchParams) -> list[dict]:
-    """Each entry translated greedily and with `search`'s beam (if wider than 1), every attention map kept,
-    and, with references, the last search's sentence chrF. The source's pieces and its encoder
+def explored(translator: Translator, entries: Sequence[Entry], search: SearchParams,
+             glossary: Glossary | None = None) -> list[dict]:
+    """Each entry translated greedily and with `search`'s beam (if wider than 1) with `glossary`'s terms, every
+    attention map kept, and, with references, the last search's sentence chrF. The source's pieces and its encoder
     self-attention depend on the source alone: kept once per sentence."""
     from sacrebleu.metrics import CHRF
 
@@ -96,7 +99,8 @@ def explored(translator: Translator, entries: Sequence[Entry], search: SearchPar
     searches = {"greedy": replace(search, beam_size=1)}
     if search.beam_size > 1:
         searches[f"beam {search.beam_size}"] = search
-    results = {name: translator.translate(sources, s, maps=True, self_maps=True) for name, s in searches.items()}
+    results = {name: translator.translate(sources, s, maps=True, self_maps=True, glossary=glossary)
+               for name, s in searches.items()}
     last = results[list(searches)[-1]]
     chrf = CHRF()
     return [{"source": e.source, "group": e.group, "references": list(e.references),

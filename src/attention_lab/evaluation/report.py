@@ -27,7 +27,9 @@ from attention_lab.evaluation.bleu import (
     d2l_bleu,
     sentence_bleu,
 )
+from attention_lab.inference.translation import Translation
 from attention_lab.inference.translator import SearchParams, SourceTooLong, Translator
+from attention_lab.text.glossary import Glossary
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,8 @@ class EvaluateParams:
     # Greedy BLEU of the test sources as people also type them: upper-cased, in Title Case, lower-cased,
     # without their end marks or apostrophes (the translator reads each: text/steps.py).
     input_checks: bool = False
+    # A glossary file (text/glossary.py) whose terms both searches must write; its term use is reported.
+    glossary: str | None = None
 
     def validate(self) -> None:
         if list(self.length_buckets) != sorted(set(self.length_buckets)) or not self.length_buckets:
@@ -63,11 +67,12 @@ def score_test_split(translator: Translator, test: pd.DataFrame,
         sources = sources.iloc[: params.max_sentences]
     src_text, refs = list(sources.index), [list(r) for r in sources]
     metrics: dict = {"sources": len(sources), "references": sum(map(len, refs))}
+    glossary = Glossary.load(params.glossary) if params.glossary else None
     outputs = {}
     for name, search in (("greedy", replace(params.search, beam_size=1)), ("beam", params.search)):
         start = time.perf_counter()
         try:
-            outputs[name] = translator.translate(src_text, search)
+            outputs[name] = translator.translate(src_text, search, glossary=glossary)
         except SourceTooLong as exc:  # as the CLI and the served model refuse it
             raise UserError(f"test split: source {exc.index + 1} ({src_text[exc.index][:40]!r}...): "
                             f"{exc.over(f'evaluate.search.{exc.key}')}") from None
@@ -75,6 +80,8 @@ def score_test_split(translator: Translator, test: pd.DataFrame,
         texts = [t.text for t in outputs[name]]
         metrics[name] = {**corpus_scores(texts, refs), **number_fidelity(src_text, texts, refs),
                          "beam_size": search.beam_size, "sentences_per_s": round(len(src_text) / seconds, 1)}
+        if glossary:
+            metrics[name].update(term_use(glossary, src_text, outputs[name]))
     if params.input_checks:
         metrics["inputs"] = input_scores(translator, src_text, refs, replace(params.search, beam_size=1))
     beam = outputs["beam"]
@@ -94,6 +101,13 @@ def score_test_split(translator: Translator, test: pd.DataFrame,
     metrics["unk_in_outputs"] = sum("<unk>" in t.text for t in beam)
     metrics["d2l_examples"] = d2l_table(translator, params.search)
     return metrics, rows.drop(columns="bucket"), by_length
+
+
+def term_use(glossary: Glossary, sources: Sequence[str], translations: Sequence[Translation]) -> dict:
+    """The glossary's terms in `sources` (each French term once a source) and the share the translations write."""
+    terms = sum(len({m.french for m in glossary.matches(s)}) for s in sources)
+    missing = sum(len(t.missing_terms) for t in translations)  # each term once a line (`joined`)
+    return {"glossary_terms": terms, "term_use": round(1 - missing / terms, 4) if terms else None}
 
 
 def title_case(text: str) -> str:

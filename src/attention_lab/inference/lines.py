@@ -10,6 +10,7 @@ from itertools import islice
 from attention_lab.errors import UserError
 from attention_lab.inference.refusals import NotText, SourceTooLong
 from attention_lab.inference.translator import SearchParams, Translation, Translator
+from attention_lab.text.glossary import Glossary
 
 CHUNK_LINES = 1024  # sorted by length within a chunk: 8 full batches at the default --batch-size
 
@@ -33,15 +34,16 @@ def chunked(lines: Iterable[str], size: int = CHUNK_LINES) -> Iterator[list[str]
 
 
 def translated_lines(translator: Translator, chunks: Iterable[list[str]], search: SearchParams, maps: bool = False,
-                     progress: Callable[[int], object] | None = None) -> Iterator[Translation | None]:
-    """Each line's translation in order, None for a blank line. A line refused (`SourceTooLong`,
-    `NotText`) is named by its index (from 0) in the whole input."""
+                     progress: Callable[[int], object] | None = None,
+                     glossary: Glossary | None = None) -> Iterator[Translation | None]:
+    """Each line's translation in order, None for a blank line, with `glossary`'s terms. A line refused
+    (`SourceTooLong`, `NotText`) is named by its index (from 0) in the whole input."""
     start = 0
     for lines in chunks:
         indices = [i for i, line in enumerate(lines) if line.strip()]
         try:
             results = translator.translate([lines[i] for i in indices], search, maps=maps,
-                                           progress=progress) if indices else []
+                                           progress=progress, glossary=glossary) if indices else []
         except (SourceTooLong, NotText) as exc:
             raise exc.at(start + indices[exc.index]) from None
         if progress is not None:

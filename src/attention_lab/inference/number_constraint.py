@@ -147,8 +147,8 @@ class NumberConstraint:
         wanted = self.wanted[rows // self.width]  # (n,)
         log_probs[:, EOS_ID].masked_fill_((written & wanted) != wanted, float("-inf"))  # every group written first
 
-    def best_symbols(self, log_probs: Tensor) -> tuple[Tensor, Tensor]:
-        """Each row's likeliest digit or placeholder piece of `log_probs` (n, V) once masked: its
+    def best_symbols(self, rows: Tensor, log_probs: Tensor) -> tuple[Tensor, Tensor]:
+        """Each of rows `rows`' (n,) likeliest digit or placeholder piece of `log_probs` (n, V) once masked: its
         log-probability (n,) (-inf: none may be written) and its token (n,)."""
         best, at = log_probs[:, self.digit_ids].max(dim=1)  # (n,)
         return best, self.digit_ids[at]

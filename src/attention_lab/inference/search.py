@@ -24,7 +24,7 @@ import torch
 from torch import Tensor
 
 from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID
-from attention_lab.inference.number_constraint import NumberConstraint
+from attention_lab.inference.term_constraint import SearchConstraint
 from attention_lab.inference.search_steps import (Decoded, all_done, allocated, banned_ids, coverage_penalty,
                                                   drop_finished, length_penalty, minimum_lengths, next_candidates,
                                                   source_words)
@@ -53,7 +53,7 @@ def _read_back(origins: list[Tensor], outputs: list[Tensor], attention: list[Ten
 def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Tensor, beam_size: int,
                 alpha: float = 0.0, *, coverage: float = 0.0, min_len_ratio: float = 0.0,
                 forbid: tuple[int, ...] = (), deadline: float | None = None, maps: bool = False,
-                numbers: NumberConstraint | None = None) -> Decoded:
+                constraints: SearchConstraint | None = None) -> Decoded:
     """src (B, S), src_len (B,), limits (B,) maximum output tokens -> `Decoded` (B, T, ...).
 
     Beam search keeping `beam_size` hypotheses (W) per sentence, ranked by log-probability divided by
@@ -61,15 +61,15 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
     computed); a beam of one is greedy search. `min_len_ratio`: `<eos>` is forbidden before
     `minimum_lengths` tokens. `forbid`: token ids never emitted, besides `<pad>` and `<bos>`.
     `deadline`: a `time.monotonic()` after which a step raises `SearchTimeout`. `maps`: keep every
-    attention map, not only their average. `numbers`: the spans each sentence must write
-    (`number_constraint.py`), W rows a sentence.
+    attention map, not only their average. `constraints`: the spans each sentence must write
+    (`number_constraint.py`, `term_constraint.py`), W rows a sentence.
 
     As in d2l (§10.8), a finished hypothesis keeps its beam slot and its score and competes with the
     open ones until every slot is finished or at its limit; the best slot is the result.
 
-    With `numbers`, the candidates are ranked in turns by how many of the sentence's spans they wrote
+    With `constraints`, the candidates are ranked in turns by how many of the sentence's spans they wrote
     (`search_steps.allocated`) until one ends with all of them written (then the beam ranks as without
-    spans, and a sentence takes no more steps than it would), and the result is the best that wrote all.
+    spans, the rows that ended so taking turns with the others), and the result is the best that wrote all.
 
     Each step keeps its survivors' tokens, the rows they extend and the attention of the rows
     extended; the winners' outputs are read back through those pointers at the end, so a step
@@ -107,9 +107,9 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
     for step in range(int(limits.max())):
         rows = sentence_rows(sentences, width)  # (n,)
         no_eos = None if min_lens is None else lengths < min_lens  # (N,)
-        # (N, k) each (k + 1 with `numbers`: a row's best digit or placeholder besides), ., (N, R, S)
+        # (N, k) each (k + P with `constraints`: a row's best span symbol of each of P besides), ., (N, R, S)
         log_probs, next_tokens, state, weights = next_candidates(model, tokens, state, finished, rows, k, banned,
-                                                                  maps, no_eos, numbers)
+                                                                  maps, no_eos, constraints)
         attention.append(weights)
         candidates = sums.view(-1, 1) + log_probs  # (N, k)
         new_lengths = lengths + ~finished  # (N,)
@@ -117,14 +117,17 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
         if coverage > 0:
             new_covered = covered + weights.mean(dim=1) * (~finished)[:, None]  # (N, S)
             ranked = ranked + coverage_penalty(new_covered, words, coverage)[:, None]
-        spans = numbers is not None and numbers.most > 0
-        banks = numbers.banks(next_tokens).view(batch, -1) if spans else None  # (B, W·k)
-        if banks is not None:  # once one ended with every span written, the beam ranks as without spans
-            banks = banks.masked_fill((finished & numbers.wrote_all()).view(batch, width).any(1, keepdim=True), 0)
+        spans = constraints is not None and constraints.most > 0
+        banks = constraints.banks(next_tokens).view(batch, -1) if spans else None  # (B, W·k)
+        if banks is not None:  # once one ended with every span written, the beam ranks as without spans but
+            # keeps those that ended so in a bank of their own: likelier open rows never crowd them all out.
+            ended = (finished & constraints.wrote_all()).view(batch, width)  # (B, W)
+            own = ended.repeat_interleave(log_probs.shape[1], dim=1).long()  # (B, W·k) candidates of such rows
+            banks = torch.where(ended.any(dim=1, keepdim=True), own, banks)
         if banks is None:
             top_ranked, top = ranked.view(batch, -1).topk(width, dim=-1)  # (B, W) among W·k, best first
         else:  # the banks take turns, best first in each (dynamic beam allocation)
-            top = allocated(ranked.view(batch, -1), banks, 2 * numbers.most + 1, width)  # (B, W)
+            top = allocated(ranked.view(batch, -1), banks, 2 * constraints.most + 1, width)  # (B, W)
             top_ranked = ranked.view(batch, -1).gather(1, top)
         origin = (row_offset + top // log_probs.shape[1]).view(-1)  # (N,) the row each survivor extends
         sums = candidates.view(batch, -1).gather(1, top)  # (B, W)
@@ -133,8 +136,8 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
         finished = finished[origin] | (tokens[:, 0] == EOS_ID) | (lengths >= limits) | sums.view(-1).isneginf()
         if coverage > 0:
             covered = new_covered[origin]
-        if numbers is not None:
-            numbers.advance(origin, tokens[:, 0])
+        if constraints is not None:
+            constraints.advance(origin, tokens[:, 0])
         local[rows] = torch.arange(len(rows), device=device)
         state = state.select(local[origin[rows]])  # survivors never leave their sentence
         origins.append(origin)
@@ -144,8 +147,8 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
         state, sentences = drop_finished(state, finished, width, sentences, step)
     # The best slot (ranked best first), of those that wrote every span if any; read back from the last step.
     slot = torch.zeros(batch, dtype=torch.long, device=device)
-    if numbers is not None:
-        wrote_all = numbers.wrote_all().view(batch, width)  # (B, W)
+    if constraints is not None:
+        wrote_all = constraints.wrote_all().view(batch, width)  # (B, W)
         slot = torch.where(wrote_all.any(dim=1), wrote_all.long().argmax(dim=1), 0)  # (B,)
     best = row_offset[:, 0] + slot  # (B,)
     tokens, weights = _read_back(origins, outputs, attention, best, lengths[best])  # (B, T), (B, T, R, S)
@@ -155,10 +158,10 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
 def run_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Tensor, beam_size: int = 1,
                alpha: float = 0.0, *, coverage: float = 0.0, min_len_ratio: float = 0.0,
                forbid: tuple[int, ...] = (), deadline: float | None = None, maps: bool = False,
-               numbers: NumberConstraint | None = None) -> Decoded:
+               constraints: SearchConstraint | None = None) -> Decoded:
     """Beam search, greedy for `beam_size` 1 (d2l §10.8): the likeliest allowed token at each step, its
     score the log-probability (the penalties are for ranking hypotheses, and greedy has one)."""
     if beam_size == 1:
         alpha = coverage = 0.0
     return beam_search(model, src, src_len, limits, beam_size, alpha, coverage=coverage, min_len_ratio=min_len_ratio,
-                       forbid=forbid, deadline=deadline, maps=maps, numbers=numbers)
+                       forbid=forbid, deadline=deadline, maps=maps, constraints=constraints)

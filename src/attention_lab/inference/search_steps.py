@@ -10,7 +10,7 @@ import torch
 from torch import Tensor
 
 from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID
-from attention_lab.inference.number_constraint import NumberConstraint
+from attention_lab.inference.term_constraint import SearchConstraint
 from attention_lab.model.encoder_decoder import EncoderDecoder
 
 
@@ -76,10 +76,11 @@ def banned_ids(model: EncoderDecoder, forbid: tuple[int, ...], min_len_ratio: fl
 
 def next_candidates(model: EncoderDecoder, tokens: Tensor, state, finished: Tensor, rows: Tensor, k: int,
                      banned: list[int], maps: bool, no_eos: Tensor | None = None,
-                     numbers: NumberConstraint | None = None) -> tuple[Tensor, Tensor, object, Tensor]:
-    """Each row's `k` best next tokens (N, k) with their log-probabilities (N, k); `numbers`
-    blocks the digits a row may not write (then fewer than `k` may be finite) and, for k > 1 (a beam),
-    adds its best digit or placeholder as a candidate k + 1 (-inf where among the `k`).
+                     constraints: SearchConstraint | None = None) -> tuple[Tensor, Tensor, object, Tensor]:
+    """Each row's `k` best next tokens (N, k) with their log-probabilities (N, k); `constraints` (the
+    constraints: number_constraint.py, term_constraint.py) blocks the digits a row may not write (then fewer
+    than `k` may be finite) and, for k > 1 (a beam), adds each constraint's best symbol as a candidate after
+    the `k` (-inf where already offered).
 
     The decoder steps only `rows` (n,), the rows of the sentences still open, which `state`
     holds; the other rows are finished. `k` is at most the number of tokens not `banned`, so
@@ -99,15 +100,18 @@ def next_candidates(model: EncoderDecoder, tokens: Tensor, state, finished: Tens
     log_probs[:, banned] = float("-inf")
     if no_eos is not None:
         log_probs[no_eos[rows[open_rows]], EOS_ID] = float("-inf")
-    if numbers is not None:
-        numbers.mask(rows[open_rows], log_probs)
+    if constraints is not None:
+        constraints.mask(rows[open_rows], log_probs)
     open_log_probs, open_tokens = log_probs.topk(k, dim=-1)  # (o, k)
-    if numbers is not None and numbers.most > 0 and k > 1:  # a beam's: each row's best symbol besides
-        best, symbol = numbers.best_symbols(log_probs)  # (o,) each
-        best = best.masked_fill((open_tokens == symbol[:, None]).any(dim=1), float("-inf"))  # already there
-        open_log_probs = torch.cat([open_log_probs, best[:, None]], dim=1)  # (o, k + 1)
-        open_tokens = torch.cat([open_tokens, symbol[:, None]], dim=1)
-        k += 1
+    if constraints is not None and constraints.most > 0 and k > 1:  # a beam's: each row's best symbol(s) besides
+        best, symbol = constraints.best_symbols(rows[open_rows], log_probs)  # (o,) or (o, P): one per constraint
+        best, symbol = best.view(len(open_rows), -1), symbol.view(len(open_rows), -1)  # (o, P)
+        for p in range(best.shape[1]):  # a candidate already there is not offered twice
+            offered = torch.cat([open_tokens, symbol[:, :p]], dim=1)
+            best[:, p] = best[:, p].masked_fill((offered == symbol[:, p : p + 1]).any(dim=1), float("-inf"))
+        open_log_probs = torch.cat([open_log_probs, best], dim=1)  # (o, k + P)
+        open_tokens = torch.cat([open_tokens, symbol], dim=1)
+        k += best.shape[1]
     top_log_probs = torch.full((len(finished), k), float("-inf"), dtype=logits.dtype, device=logits.device)
     top_log_probs[:, 0] = 0.0  # what a finished row offers: <pad> for free
     top_tokens = torch.full_like(top_log_probs, PAD_ID, dtype=torch.long)

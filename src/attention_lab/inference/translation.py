@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 import numpy as np
 
@@ -39,6 +40,9 @@ class Translation:
     # output_labels[t]; its columns are the decoder's inputs it read, ["<bos>"] + output_labels[:-1] (in a
     # line of several sentences, each sentence's from its own `<bos>`).
     decoder_maps: np.ndarray | None = None
+    # The glossary's terms (text/glossary.py) `text` does not write: lines to check.
+    missing_terms: list[str] = field(default_factory=list)
+    term_rows: list[int] = field(default_factory=list)  # the output labels a glossary term wrote, by index
 
 
 def joined(source: str, parts: Sequence[Translation]) -> Translation:
@@ -51,8 +55,16 @@ def joined(source: str, parts: Sequence[Translation]) -> Translation:
         score=sum(t.score for t in parts), attention=block_diagonal([t.attention for t in parts]),
         unknown=[w for t in parts for w in t.unknown], carried=[c for t in parts for c in t.carried],
         layout=parts[0].layout, missing_numbers=missing_numbers(source, text),
+        missing_terms=list(dict.fromkeys(term for t in parts for term in t.missing_terms)),
+        term_rows=[offset + row for t, offset in zip(parts, _offsets([len(t.output_labels) for t in parts]))
+                   for row in t.term_rows],
         **{name: None if getattr(parts[0], name) is None else block_diagonal([getattr(t, name) for t in parts])
            for name in ("maps", "encoder_maps", "decoder_maps")})
+
+
+def _offsets(sizes: Sequence[int]) -> list[int]:
+    """Where each of blocks of `sizes` starts when they are put one after another."""
+    return [0, *accumulate(sizes)][:-1]
 
 
 def block_diagonal(blocks: Sequence[np.ndarray]) -> np.ndarray:

@@ -23,11 +23,14 @@ from attention_lab.inference.number_constraint import NumberConstraint
 from attention_lab.inference.refusals import SourceTooLong, refuse_unreadable
 from attention_lab.inference.search import run_search
 from attention_lab.inference.search_steps import output_limits
+from attention_lab.inference.term_constraint import Constraints, TermConstraint
 from attention_lab.inference.translation import Translation, joined
+from attention_lab.text.glossary import Glossary, missing_terms, term_pieces
 from attention_lab.text.protect import placeholders
 from attention_lab.text.quotes import read
 from attention_lab.text.record import Context, Draft, Sentence
 from attention_lab.text.steps import read_lines, write
+from attention_lab.text.terms import terms_of
 
 @dataclass(frozen=True)
 class SearchParams:
@@ -64,6 +67,16 @@ class Reading(NamedTuple):
     ids: list[list[int]]
 
 
+def term_rows(pieces: Sequence[str], forms: Sequence[Sequence[str]]) -> list[int]:
+    """The indices of `pieces` that spell one of `forms` (a glossary term's pieces), in order."""
+    rows: set[int] = set()
+    for t in range(len(pieces)):
+        for form in forms:
+            if form and list(pieces[t : t + len(form)]) == list(form):
+                rows.update(range(t, t + len(form)))
+    return sorted(rows)
+
+
 def input_columns(rows: list[int]) -> list[int]:
     """The decoder inputs that label the columns of the steps `rows` (increasing) kept of a sentence's
     self-attention: `<bos>` (input 0), then the output of each kept step but the last (step t's output
@@ -83,15 +96,18 @@ class Translator:
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         return cls(load_model(path, device), device)
 
-    def read(self, lines: Sequence[str], search: SearchParams) -> Reading:
+    def read(self, lines: Sequence[str], search: SearchParams, glossary: Glossary | None = None) -> Reading:
         """`lines` as the model reads them (text/steps.py), in order, each line whole when
-        `search.split_sentences` is off; refused before the work they would cause: a line over
-        `search.max_source_chars` or no text before any reading, a sentence over `search.max_source_pieces`
-        before any search (`SourceTooLong`, `NotText`, naming the line)."""
+        `search.split_sentences` is off, with the terms of `glossary` each sentence must write; refused before
+        the work they would cause: a glossary term the model cannot write, a line over `search.max_source_chars`
+        or no text before any reading, a sentence over `search.max_source_pieces` before any search
+        (`GlossaryError`, `SourceTooLong`, `NotText`, naming the line)."""
+        if glossary:
+            glossary.check(self.tokenizer.tgt)
         refuse_unreadable(lines, search.max_source_chars)
         # Names are read as placeholders only where the search can make it write them back (text/names.py).
         names = search.copy_numbers and NumberConstraint.takes_names(self.tokenizer.tgt)
-        sentences = read_lines(lines, self.tokenizer.src, search.split_sentences, self.tokenizer.words, names)
+        sentences = read_lines(lines, self.tokenizer.src, search.split_sentences, self.tokenizer.words, names, glossary)
         ids = self.tokenizer.src.encode_all([s.text for s in sentences])
         for sentence, sentence_ids in zip(sentences, ids):
             if len(sentence_ids) > search.max_source_pieces:
@@ -101,7 +117,7 @@ class Translator:
     def translate(self, lines: Sequence[str], search: SearchParams | None = None,
                   deadline: float | None = None, maps: bool = False,
                   progress: Callable[[int], object] | None = None, self_maps: bool = False,
-                  reading: Reading | None = None) -> list[Translation]:
+                  reading: Reading | None = None, glossary: Glossary | None = None) -> list[Translation]:
         """Translate each line sentence by sentence, the sentences of all lines in batches of similar
         length; results come back in input order. Past `deadline` (a `time.monotonic()`), the search
         raises `SearchTimeout`. `maps`: keep each layer's and head's attention (`Translation.maps`),
@@ -109,9 +125,9 @@ class Translator:
         `self_maps`: a Transformer's encoder and decoder self-attention too (`Translation.encoder_maps`,
         `decoder_maps`), from one more pass over each batch once its outputs are chosen: the search is
         the same either way, and off it costs nothing. `reading`: what `read(lines, search)` gave a
-        caller that checked it first, so that no line is read twice."""
+        caller that checked it first, so that no line is read twice. `glossary`: the terms to write."""
         search = search or SearchParams()
-        sentences, ids = reading or self.read(lines, search)
+        sentences, ids = reading or self.read(lines, search, glossary)
         left = Counter(s.line for s in sentences if s.text)  # sentences still to search, by line
 
         def finished(batch: list[int]) -> None:
@@ -148,7 +164,9 @@ class Translator:
                 output_labels=draft.pieces + [EOS] * (len(draft.attention) - len(draft.pieces)),
                 unknown=[w for w, j in zip(src_codec.surface(s.text), ids) if j == UNK_ID], carried=read(draft.kept),
                 maps=kept if maps else None, layout=layout, encoder_maps=encoder if self_maps else None,
-                decoder_maps=decoder if self_maps else None)
+                decoder_maps=decoder if self_maps else None, missing_terms=missing_terms(draft.text, terms_of(s)),
+                term_rows=term_rows(draft.pieces, [tgt_codec.id_pieces(form) for term in terms_of(s)
+                                                   for form in term_pieces(tgt_codec, term)]))
 
         results = [result(s, write(Draft([], np.zeros((0, 0), np.float32), []), s, context)) for s in sentences]
         order = sorted((i for i, s in enumerate(sentences) if s.text), key=lambda i: len(ids[i]))
@@ -160,9 +178,12 @@ class Translator:
             names = [placeholders(sentences[i]) for i in batch]
             numbers = (NumberConstraint.build([sentences[i].text for i in batch], tgt_codec, limits, search.beam_size,
                                               names) if search.copy_numbers else None)
+            terms = TermConstraint.build([[term_pieces(tgt_codec, term) for term in terms_of(sentences[i])]
+                                          for i in batch], tgt_codec, limits, search.beam_size)
             decoded = run_search(self.model, src, src_len, limits, search.beam_size, search.length_penalty,
                                  coverage=search.coverage_penalty, min_len_ratio=search.min_len_ratio,
-                                 forbid=forbid, deadline=deadline, maps=maps, numbers=numbers)
+                                 forbid=forbid, deadline=deadline, maps=maps,
+                                 constraints=Constraints.of(numbers, terms))
             outputs, lengths = decoded.tokens.tolist(), decoded.lengths.tolist()
             attention, scores = decoded.attention.float().cpu().numpy(), decoded.scores.tolist()
             if self_maps:

@@ -36,9 +36,11 @@ def _is_name(core: str, after_title: bool, known: frozenset[str]) -> bool:
         (after_title or (core.lower() not in known and _NATIONALITY.fullmatch(core) is None))
 
 
-def placeheld(sentence: str, words: CorpusWords) -> tuple[str, tuple[tuple[str, str], ...]]:
+def placeheld(sentence: str, words: CorpusWords, defined: frozenset[str] = frozenset()
+              ) -> tuple[str, tuple[tuple[str, str], ...]]:
     """`sentence` with each run of names the corpus does not know read as a placeholder, and the
-    (placeholder, name) pairs in order; as it is beyond the placeholders the sentence lacks."""
+    (placeholder, name) pairs in order; as it is beyond the placeholders the sentence lacks. Words in
+    `defined` (lower case: a user's glossary's) are no unknown names."""
     free = [p for p in PLACEHOLDERS if not re.search(rf"\b{p}\b", sentence)]
     spans: list[list[int]] = []  # [start, end] of each run
     for match in _CAPITALISED.finditer(sentence):
@@ -47,7 +49,7 @@ def placeheld(sentence: str, words: CorpusWords) -> tuple[str, tuple[tuple[str, 
         while end and sentence[end - 1].isspace():
             end -= 1
         title = sentence[sentence.rfind(" ", 0, end) + 1 : end].lower().rstrip(".") in TITLES
-        if not _is_name(match["core"], title, words.source):
+        if not _is_name(match["core"], title, words.source) or match["core"].lower() in defined:
             continue
         if spans and sentence[spans[-1][1] : match.start()] == " ":
             spans[-1][1] = match.start() + len(match["core"])  # a run: `Hannah Okafor`

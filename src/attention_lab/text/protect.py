@@ -18,6 +18,7 @@ from attention_lab.text.number_forms import french_numbers, french_ordinals
 from attention_lab.text.quotes import outside_quotes
 from attention_lab.text.record import Context, Draft, Sentence, Step
 from attention_lab.text.symbols import Carried, put_back, take_out
+from attention_lab.text.terms import terms_of
 
 
 def as_written(output: str, source: str, names: dict[int, str]) -> str:
@@ -32,7 +33,8 @@ class Protect:
     def read(self, sentence: Sentence, context: Context) -> Sentence:
         # Names first: one the model cannot read a letter of (`Łukasz`) is then held whole.
         held = context.words and context.placeholders
-        text, names = placeheld(sentence.text, context.words) if held else (sentence.text, ())
+        defined = context.glossary.words if context.glossary else frozenset()
+        text, names = placeheld(sentence.text, context.words, defined) if held else (sentence.text, ())
         text, carried = take_out(text, outside_quotes(context.src.reads))
         if not any(char.isalnum() for char in text):
             text, carried, names = "", (Carried(sentence.text, None, False, False),), ()
@@ -44,7 +46,10 @@ class Protect:
                  if context.words and draft.pieces else {})
         text = put_back(carried, source, draft.pieces, draft.attention, context.src, tgt,
                         partial(as_written, source=source, names=names))
-        return replace(draft, text=names_back(text, placeholders), kept=tuple(run.text for run in carried))
+        text = names_back(text, placeholders)
+        # The glossary's terms as given: no later step changes them (a line in capitals keeps them as the user wrote).
+        written = [term for term in terms_of(sentence) if term in text]
+        return replace(draft, text=text, kept=tuple(run.text for run in carried) + tuple(written))
 
 
 def placeholders(sentence: Sentence) -> list[str]:

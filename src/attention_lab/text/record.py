@@ -12,6 +12,7 @@ import numpy as np
 
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.data.tokenizer import Codec
+from attention_lab.text.glossary import Glossary
 
 
 @dataclass(frozen=True)
@@ -52,6 +53,7 @@ class Context:
     words: CorpusWords | None = None
     drop_repeats: bool = True
     placeholders: bool = True  # unknown names read as placeholders (text/names.py), for a search that writes them
+    glossary: Glossary | None = None  # the user's terms (text/glossary.py)
 
 
 class Step(Protocol):

@@ -21,7 +21,7 @@ from typing import Any
 from attention_lab.tracking import run as tracking_run
 from attention_lab.tracking import store as tracking
 from attention_lab.tracking.run_file import read_run_file, run_file_path
-from attention_lab.tracking.served_model import ARTIFACT, OUTPUT_COLUMNS, REQUEST_PARAMS, TEXT
+from attention_lab.tracking.served_model import ARTIFACT, GLOSSARY, OUTPUT_COLUMNS, REQUEST_PARAMS, TEXT
 
 MODEL_NAME = "attention-lab-translator"
 CHAMPION = "champion"
@@ -35,9 +35,10 @@ REQUIREMENTS = ("mlflow", "torch", "numpy", "pandas", "pyyaml", "sentencepiece",
 
 
 def signature() -> Any:
-    """English in (a string column `text`), French and the numbers it misses out (string columns
+    """English in (a string column `text`), French and the numbers and terms it misses out (string columns
     `served_model.OUTPUT_COLUMNS`); per request, the search params a request may set
-    (`served_model.REQUEST_PARAMS`; batch size and limits are the server's), with SearchParams' defaults."""
+    (`served_model.REQUEST_PARAMS`; batch size and limits are the server's), with SearchParams' defaults, and
+    a glossary (a list of strings, none by default)."""
     from mlflow.models import ModelSignature
     from mlflow.types import ColSpec, ParamSchema, ParamSpec, Schema
 
@@ -47,7 +48,8 @@ def signature() -> Any:
     defaults = {name: getattr(SearchParams(), name) for name in REQUEST_PARAMS}
     return ModelSignature(inputs=Schema([ColSpec("string", TEXT)]),
                           outputs=Schema([ColSpec("string", name) for name in OUTPUT_COLUMNS]),
-                          params=ParamSchema([ParamSpec(k, kinds[type(v)], v) for k, v in defaults.items()]))
+                          params=ParamSchema([ParamSpec(k, kinds[type(v)], v) for k, v in defaults.items()]
+                                             + [ParamSpec(GLOSSARY, "string", [], (-1,))]))
 
 
 def requirements() -> list[str]:

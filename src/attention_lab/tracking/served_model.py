@@ -7,11 +7,13 @@ Input: English text, a line a row, as a DataFrame with a `text` column (what the
 from `{"dataframe_records": [{"text": "I lost."}]}` or `{"inputs": {"text": ["I lost."]}}`). Output:
 a row per input row, in order: `translation`, its French translation (a row of several sentences is
 translated sentence by sentence), and `missing_numbers`, the digit groups of the row that the
-translation does not write in digits, space-separated ("" when none): a row to check.
+translation does not write in digits, space-separated ("" when none), and `missing_terms`, the glossary's
+French terms it does not write, separated by ` | `: rows to check.
 Params (optional, per request): `beam_size` (1 = greedy), `length_penalty`, `coverage_penalty`,
 `min_len_ratio`, `max_len_ratio`, `max_len_extra`, `split_sentences` (false: each row whole), `copy_numbers`
 (false: digits the source lacks may be written), `drop_repeats` (false: words the model wrote twice in a row
-stay).
+stay), `glossary` (terms the translation must use, `["database\tbase de données", ...]`, at most
+`MAX_REQUEST_TERMS`; a bad entry is a 400 naming it).
 
 The work of one request is bounded (README: Limits). Before any reading: each row at most
 `SearchParams.max_source_chars`, the request at most `MAX_REQUEST_CHARS` in all, each row text (a lone
@@ -35,7 +37,7 @@ from mlflow.exceptions import MlflowException
 from mlflow.pyfunc import PythonModel
 
 TEXT = "text"  # the input column
-OUTPUT_COLUMNS = ("translation", "missing_numbers")
+OUTPUT_COLUMNS = ("translation", "missing_numbers", "missing_terms")
 ARTIFACT = "model"  # the model file among the logged model's artifacts
 # What a request may set: SearchParams' search options, not its limits.
 REQUEST_PARAMS = ("beam_size", "length_penalty", "coverage_penalty", "min_len_ratio", "max_len_ratio", "max_len_extra",
@@ -46,6 +48,8 @@ MAX_REQUEST_PIECES = 16_384  # source pieces in one request: ~1,500 typical sent
 MAX_REQUEST_CHARS = 131_072
 MAX_BEAM = 16
 MAX_REQUEST_SECONDS = 30.0
+GLOSSARY = "glossary"  # the request's terms: a list of 'English<TAB>French' strings (text/glossary.py)
+MAX_REQUEST_TERMS = 1_000
 
 
 def sentences_of(model_input: pd.DataFrame) -> list[str]:
@@ -60,6 +64,23 @@ def sentences_of(model_input: pd.DataFrame) -> list[str]:
             raise MlflowException.invalid_parameter_value(
                 f"row {row}: {TEXT!r} must be a string, got {type(value).__name__} {value!r}"[:200])
     return values
+
+
+def request_glossary(entries: list) -> Any:
+    """The request's `glossary` param (the signature checked it is a list of strings) as a `Glossary`; None
+    when empty. An entry that is no `English<TAB>French` term is a `UserError` naming it (from 1)."""
+    from attention_lab.errors import UserError
+    from attention_lab.text.glossary import Glossary
+
+    if len(entries) > MAX_REQUEST_TERMS:
+        raise UserError(f"params.{GLOSSARY}: {len(entries):,} terms, over the {MAX_REQUEST_TERMS:,} a request may hold")
+    pairs = []
+    for number, entry in enumerate(entries, 1):
+        fields = str(entry).split("\t")
+        if len(fields) != 2:
+            raise UserError(f"params.{GLOSSARY}: entry {number}: expected 'English<TAB>French', got {str(entry)[:80]!r}")
+        pairs.append((fields[0], fields[1]))
+    return Glossary(pairs, f"params.{GLOSSARY}", "entry") if pairs else None
 
 
 class TranslatorModel(PythonModel):
@@ -92,11 +113,14 @@ class TranslatorModel(PythonModel):
             raise MlflowException.invalid_parameter_value(
                 f"{len(sentences)} rows of {characters} characters in all, over the {MAX_REQUEST_CHARS} one request "
                 "may hold: send fewer rows per request")
+        params = dict(params or {})
+        entries = params.pop(GLOSSARY, None) or []
         try:  # params: those of the signature, with its defaults (SearchParams') for any left out
-            search = from_mapping(SearchParams, params or {}, "params")
+            glossary = request_glossary(entries)
+            search = from_mapping(SearchParams, params, "params")
             if search.beam_size > MAX_BEAM:
                 raise UserError(f"params.beam_size: at most {MAX_BEAM} on this server, got {search.beam_size}")
-            reading = self.translator.read(sentences, search)  # each row read once: translated from this
+            reading = self.translator.read(sentences, search, glossary)  # each row read once: translated from this
         except SourceTooLong as exc:
             raise MlflowException.invalid_parameter_value(
                 f"row {indices[exc.index] + 1}: {exc.size} {exc.unit}, over the {exc.limit} a {exc.what} may have: "
@@ -116,10 +140,11 @@ class TranslatorModel(PythonModel):
             raise MlflowException.invalid_parameter_value(
                 f"{len(sentences)} rows need more than the {MAX_REQUEST_SECONDS:.0f} s one request may take to be "
                 "read, searched and written: send fewer or shorter sentences per request") from None
-        texts, missing = [""] * len(rows), [""] * len(rows)
+        texts, missing, terms = [""] * len(rows), [""] * len(rows), [""] * len(rows)
         for i, translation in zip(indices, translations):
             texts[i], missing[i] = translation.text, " ".join(translation.missing_numbers)
-        return pd.DataFrame(dict(zip(OUTPUT_COLUMNS, (texts, missing))))
+            terms[i] = " | ".join(translation.missing_terms)
+        return pd.DataFrame(dict(zip(OUTPUT_COLUMNS, (texts, missing, terms))))
 
 
 mlflow.models.set_model(TranslatorModel())
