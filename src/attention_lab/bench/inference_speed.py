@@ -1,10 +1,11 @@
 """Inference speed for `attention-lab bench`: decoding batched against one sentence at a time, the
-default search with a Transformer's self-attention maps asked for against without, and the start-up
-of `attention-lab translate` in a fresh process."""
+default search with a Transformer's self-attention maps asked for against without, with glossaries of
+10, 100 and 1,000 terms against without, and the start-up of `attention-lab translate` in a fresh process."""
 
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 import time
@@ -13,6 +14,9 @@ from pathlib import Path
 import numpy as np
 
 from attention_lab.inference.translator import SearchParams, Translation, Translator
+from attention_lab.text.glossary import Glossary
+
+GLOSSARY_SIZES = (10, 100, 1_000)
 
 
 def decoding_speed(translator: Translator, sources: list[str], beam_size: int, one_by_one: int) -> dict:
@@ -35,7 +39,41 @@ def decoding_speed(translator: Translator, sources: list[str], beam_size: int, o
                          "batching_speedup": round(batched / single, 1)}
     if translator.model.self_attends:
         results["self_maps"] = self_maps_cost(translator, sources)
+    results["glossary"] = glossary_cost(translator, sources)
     return results
+
+
+def sampled_glossary(translator: Translator, size: int, seed: int = 0) -> Glossary:
+    """`size` terms as a user's glossary of names and product words might be: words of the training text's
+    English drawn at random (most are rare, as a domain's terms are in everyday text), each kept as typed, so
+    that the search must write it whole. Words the model cannot write or with digits are not drawn."""
+    tgt, words = translator.tokenizer.tgt, translator.tokenizer.words
+    known = sorted(w for w in (words.source if words else ()) if w.isalpha() and all(map(tgt.reads, w)))
+    drawn = random.Random(seed).sample(known, min(size, len(known)))
+    return Glossary([(word, word) for word in drawn], f"{size} sampled terms")
+
+
+def glossary_cost(translator: Translator, sources: list[str], rounds: int = 2) -> dict:
+    """The default search's sentences/s without a glossary and with `sampled_glossary`s of GLOSSARY_SIZES terms
+    (rounds alternate, each keeps its best), the share of sources holding a term, and the terms written."""
+    search = SearchParams()
+    glossaries = {0: None, **{size: sampled_glossary(translator, size) for size in GLOSSARY_SIZES}}
+    best = dict.fromkeys(glossaries, 0.0)
+    outputs: dict[int, list[Translation]] = {}
+    for _ in range(rounds):
+        for size, glossary in glossaries.items():
+            start = time.perf_counter()
+            outputs[size] = translator.translate(sources, search, glossary=glossary)
+            best[size] = max(best[size], len(sources) / (time.perf_counter() - start))
+    result = {"beam_size": search.beam_size, "sentences": len(sources), "none_sentences_per_s": round(best[0], 1)}
+    for size, glossary in list(glossaries.items())[1:]:
+        terms = [len({m.french for m in glossary.matches(s)}) for s in sources]
+        missing = sum(len(t.missing_terms) for t in outputs[size])
+        result[f"terms_{size}"] = {"sentences_per_s": round(best[size], 1),
+                                   "over_none": round(best[size] / best[0], 2),
+                                   "sources_with_terms": round(sum(map(bool, terms)) / len(sources), 3),
+                                   "term_use": round(1 - missing / sum(terms), 3) if sum(terms) else None}
+    return result
 
 
 def same_outputs(off: list[Translation], on: list[Translation]) -> bool:

@@ -172,6 +172,10 @@ class NumberConstraint:
         written = self.written | torch.where(self.state >= 0, self.bit[self.state.clamp(min=0)], 0)  # (N,)
         return (wanted != 0) & ((written & wanted) == wanted)
 
+    def release(self, sentences: Tensor) -> None:
+        """Nothing: a row never ends without its source's numbers, even once another row of its sentence wrote
+        them all (the glossary's terms are let go: term_constraint.py)."""
+
     def advance(self, origin: Tensor, tokens: Tensor) -> None:
         """Each row (N,) now extends row `origin` (N,) (within its sentence) with `tokens` (N,)."""
         before = self.state[origin]  # (N,)

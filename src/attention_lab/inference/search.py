@@ -69,7 +69,7 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
 
     With `constraints`, the candidates are ranked in turns by how many of the sentence's spans they wrote
     (`search_steps.allocated`) until one ends with all of them written (then the beam ranks as without
-    spans, the rows that ended so taking turns with the others), and the result is the best that wrote all.
+    spans but for the best that ended so, which keeps its slot), and the result is the best that wrote all.
 
     Each step keeps its survivors' tokens, the rows they extend and the attention of the rows
     extended; the winners' outputs are read back through those pointers at the end, so a step
@@ -120,10 +120,13 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
         spans = constraints is not None and constraints.most > 0
         banks = constraints.banks(next_tokens).view(batch, -1) if spans else None  # (B, W·k)
         if banks is not None:  # once one ended with every span written, the beam ranks as without spans but
-            # keeps those that ended so in a bank of their own: likelier open rows never crowd them all out.
+            # keeps the best that ended so in a bank of its own: likelier open rows never crowd it out.
             ended = (finished & constraints.wrote_all()).view(batch, width)  # (B, W)
-            own = ended.repeat_interleave(log_probs.shape[1], dim=1).long()  # (B, W·k) candidates of such rows
+            best_ended = ranked.view(batch, width, -1)[:, :, 0].masked_fill(~ended, float("-inf")).argmax(dim=1)  # (B,)
+            own = torch.zeros_like(banks)  # (B, W·k): its one candidate, `<pad>`, first of its row's
+            own[torch.arange(batch, device=device), best_ended * log_probs.shape[1]] = 1
             banks = torch.where(ended.any(dim=1, keepdim=True), own, banks)
+            constraints.release(ended.any(dim=1))
         if banks is None:
             top_ranked, top = ranked.view(batch, -1).topk(width, dim=-1)  # (B, W) among W·k, best first
         else:  # the banks take turns, best first in each (dynamic beam allocation)

@@ -51,6 +51,7 @@ class TermConstraint:
         self.sentence = torch.arange(rows, device=roots.device) // width  # (N,) each row's
         self.most = int(symbols.max())
         self.steps = 0  # tokens each row has written
+        self.released = torch.zeros(len(roots), dtype=torch.bool, device=roots.device)  # (B,) see `release`
 
     @classmethod
     def build(cls, terms: Sequence[Sequence[Sequence[Sequence[int]]]], codec: Codec, limits: Tensor,
@@ -133,13 +134,18 @@ class TermConstraint:
 
     def mask(self, rows: Tensor, log_probs: Tensor) -> None:
         """Set `<eos>` to -inf, in place, in the log-probabilities (n, V) of rows `rows` (n,) that have terms
-        left to write within their output limit."""
+        left to write within their output limit (unless `release`d)."""
         left = self._left(rows)  # (n,)
         sentence = rows // self.width
         each = (left[:, None] >> torch.arange(self.lengths.shape[1], device=rows.device)) & 1  # (n, K)
         need = (each * self.lengths[sentence]).sum(dim=1)  # (n,) pieces the terms left take at the fewest
         fits = need <= self.limits[sentence] - self.steps
-        log_probs[:, EOS_ID].masked_fill_((left != 0) & fits, float("-inf"))
+        log_probs[:, EOS_ID].masked_fill_((left != 0) & fits & ~self.released[sentence], float("-inf"))
+
+    def release(self, sentences: Tensor) -> None:
+        """Let the rows of `sentences` (B,) end without their terms: each has a row that ended with every span
+        written, and the result is the best of those, so a row held from `<eos>` would only cost steps."""
+        self.released |= sentences
 
     def best_symbols(self, rows: Tensor, log_probs: Tensor) -> tuple[Tensor, Tensor]:
         """Each row's likeliest piece of `log_probs` (n, V) that goes on with its term under way or, if none,
@@ -228,6 +234,10 @@ class Constraints:
         spans = torch.stack([p.wanted[p.sentence] != 0 for p in self.parts])  # (P, N)
         wrote = torch.stack([p.wrote_all() for p in self.parts])  # (P, N)
         return spans.any(dim=0) & (wrote | ~spans).all(dim=0)
+
+    def release(self, sentences: Tensor) -> None:
+        for part in self.parts:
+            part.release(sentences)
 
     def advance(self, origin: Tensor, tokens: Tensor) -> None:
         for part in self.parts:

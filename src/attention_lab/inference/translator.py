@@ -178,8 +178,11 @@ class Translator:
             names = [placeholders(sentences[i]) for i in batch]
             numbers = (NumberConstraint.build([sentences[i].text for i in batch], tgt_codec, limits, search.beam_size,
                                               names) if search.copy_numbers else None)
+            # A glossary needs the beam: greedy has one hypothesis, which a held `<eos>` only drags to its limit
+            # (docs/glossary.md). Greedy translates as without it, and the check after writing names what it lacks.
             terms = TermConstraint.build([[term_pieces(tgt_codec, term) for term in terms_of(sentences[i])]
-                                          for i in batch], tgt_codec, limits, search.beam_size)
+                                          for i in batch], tgt_codec, limits, search.beam_size) \
+                if search.beam_size > 1 else None
             decoded = run_search(self.model, src, src_len, limits, search.beam_size, search.length_penalty,
                                  coverage=search.coverage_penalty, min_len_ratio=search.min_len_ratio,
                                  forbid=forbid, deadline=deadline, maps=maps,

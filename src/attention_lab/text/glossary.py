@@ -20,16 +20,16 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from attention_lab.data.special_tokens import EOS_ID, UNK_ID
+from attention_lab.data.special_tokens import UNK_ID
 from attention_lab.data.tokenizer import Codec
 from attention_lab.errors import UserError
 
 MAX_TERM_CHARS = 200  # either side of a line: a term is words, not a paragraph
 MAX_TERMS = 100_000  # a file's lines; a served request takes fewer (tracking/served_model.py)
 _END = ""  # the trie's key that marks a term's end (no character is empty)
-# French elides before a vowel or a mute h: the term then follows `l'`, `d'`, `qu'` as a piece glued to the apostrophe.
+# French elides before a vowel or a mute h: the term then follows `l'` or `d'` as a piece glued to the apostrophe.
 _ELIDED = tuple("aeiouyhàâäéèêëîïôöûùüœæ")
-_ELISIONS = ("l'", "d'", "qu'", "j'", "n'", "s'", "m'", "t'", "jusqu'", "lorsqu'", "puisqu'")
+_ELISIONS = ("l'", "d'")  # a term is mostly a noun: its article, `de`; each form is a start the search may offer
 
 
 class GlossaryError(UserError):
@@ -102,7 +102,7 @@ class Glossary:
         except IsADirectoryError:
             raise GlossaryError(f"{name}: is a directory, not a glossary file") from None
         except UnicodeDecodeError as exc:
-            raise GlossaryError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+            raise GlossaryError(f"{name}: not UTF-8 text (byte {exc.start + 1})") from None
         pairs, numbers = [], []
         for number, line in enumerate(text.splitlines(), 1):
             if not line.strip() or line.lstrip().startswith("#"):
@@ -156,16 +156,13 @@ class Glossary:
 @functools.cache
 def term_pieces(codec: Codec, french: str) -> tuple[tuple[int, ...], ...]:
     """The token sequences that write `french`: alone (`▁ordinateur ▁portable`) and, for a term that French
-    elides before (a vowel or h), glued to an apostrophe (`l'ordinateur`: `▁l ' ordinateur ▁portable`)."""
-    alone = tuple(codec.encode(french)[:-1])
-    forms = {alone: None}
+    elides before (a vowel or h), with each elision (`l'ordinateur`: `▁l ' ordinateur ▁portable`), whose pieces
+    differ: the word glued to the apostrophe lacks the word-start mark. The elision is written with the term, so
+    no glued form follows anything but its apostrophe."""
+    forms = {tuple(codec.encode(french)[:-1]): None}
     if french[0].lower() in _ELIDED:
-        for elision in _ELISIONS:
-            before = codec.encode(elision)[:-1]
-            ids = codec.encode(elision + french)[:-1]
-            if ids[: len(before)] == before and len(ids) > len(before):
-                forms.setdefault(tuple(ids[len(before):]), None)
-    return tuple(form for form in forms if form and EOS_ID not in form)
+        forms.update((tuple(codec.encode(elision + french)[:-1]), None) for elision in _ELISIONS)
+    return tuple(form for form in forms if form and UNK_ID not in form)
 
 
 def missing_terms(text: str, terms: Iterable[str]) -> list[str]:
