@@ -140,6 +140,7 @@ def test_a_trained_model_writes_each_term_and_an_empty_glossary_changes_nothing(
         kept = translator.translate(lines, search, glossary=Glossary(CAR))
         assert ["automobile" in t.text for t in kept] == [True, True, False, False], [t.text for t in kept]
         assert all(t.missing_terms == [] for t in kept)
+        assert [t.carried for t in kept] == [t.carried for t in plain]  # a term is no carried span
         pieces = [kept[0].output_labels[r] for r in kept[0].term_rows]  # the term's pieces, its elision too
         assert re.fullmatch(r"(.'|.<0x27>)?automobile", "".join(pieces).replace("▁", "")), pieces
     assert [t.text for t in translator.translate(lines, glossary=Glossary([]))] == [t.text for t in plain]
@@ -149,6 +150,20 @@ def test_a_trained_model_writes_each_term_and_an_empty_glossary_changes_nothing(
     assert [t.missing_terms for t in kept_greedy] == [["automobile"], ["automobile"], [], []]
     other = translator.translate(lines, glossary=Glossary([("elephant", "elephant")]))  # no term in the lines
     assert [t.text for t in other] == [t.text for t in plain]
+
+
+def test_a_glossary_name_is_read_as_typed_and_its_term_kept_as_given(trained_model):
+    from attention_lab.data.corpus_words import CorpusWords
+    from attention_lab.text.names import placeheld
+
+    words = CorpusWords(frozenset("i met and at".split()), frozenset())
+    defined = Glossary([("Acme Cloud", "Acme Cloud"), ("olga", "Olga")]).words
+    assert placeheld("I met Olga at Acme Cloud.", words) == ("I met Tom at Mary.", (("Tom", "Olga"),
+                                                                                    ("Mary", "Acme Cloud")))
+    assert placeheld("I met Olga at Acme Cloud.", words, defined) == ("I met Olga at Acme Cloud.", ())
+    translator = Translator.load(trained_model, "cpu")
+    [loud] = translator.translate(["I SEE THE CAR."], SearchParams(beam_size=4), glossary=Glossary(CAR))
+    assert "automobile" in loud.text and loud.text != loud.text.lower(), loud.text  # capitals around the term
 
 
 def test_a_term_the_model_cannot_write_is_refused_before_any_work(trained_model):
@@ -204,3 +219,24 @@ def test_the_served_model_takes_a_glossary_and_refuses_a_bad_one_with_400(traine
         with pytest.raises(MlflowException, match=re.escape(reason)) as raised:
             served.predict(None, rows, {"glossary": entries})
         assert raised.value.get_http_status_code() == 400
+
+
+def test_evaluate_scores_a_run_with_the_glossary_of_its_params(trained_model, tmp_path):
+    import pandas as pd
+
+    from attention_lab.evaluation.report import EvaluateParams, score_test_split
+
+    (tmp_path / "terms.tsv").write_text("car\tautomobile\n", encoding="utf-8")
+    test = pd.DataFrame({"src": ["I see the car.", "Go.", "She takes the car."],
+                         "tgt": ["Je vois la voiture.", "Va !", "Elle prend la voiture."]})
+    translator = Translator.load(trained_model, "cpu")
+    params = EvaluateParams(search=SearchParams(beam_size=4), glossary=str(tmp_path / "terms.tsv"),
+                            input_checks=False)
+    metrics, rows, _ = score_test_split(translator, test, params)
+    assert (metrics["beam"]["glossary_terms"], metrics["beam"]["term_use"]) == (2, 1.0)
+    assert all("automobile" in text for text in rows["hypothesis"][[0, 2]])
+    assert metrics["greedy"]["term_use"] < 1.0  # greedy does not write the terms
+    plain, _, _ = score_test_split(translator, test, EvaluateParams(search=SearchParams(beam_size=4)))
+    assert "term_use" not in plain["beam"]
+    with pytest.raises(GlossaryError, match=r"^evaluate\.glossary: .*nothing\.tsv: no such glossary file$"):
+        score_test_split(translator, test, EvaluateParams(glossary=str(tmp_path / "nothing.tsv")))

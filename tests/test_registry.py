@@ -58,7 +58,7 @@ def expected(trained_model: Path) -> dict[int, list[str]]:
 
 def answer(texts: list[str]) -> list[dict]:
     """The served model's rows for `texts`, translations of SENTENCES-like lines, which have no digits."""
-    return [{"translation": text, "missing_numbers": ""} for text in texts]
+    return [{"translation": text, "missing_numbers": "", "missing_terms": ""} for text in texts]
 
 
 def test_the_logged_model_records_its_run_corpus_signature_and_files(store, logged, trained_model, tmp_path):
@@ -73,10 +73,12 @@ def test_the_logged_model_records_its_run_corpus_signature_and_files(store, logg
     local = Path(mlflow.artifacts.download_artifacts(f"models:/{model_id}", dst_path=str(tmp_path)))
     mlmodel = yaml.safe_load((local / "MLmodel").read_text())
     assert json.loads(mlmodel["signature"]["inputs"]) == [{"type": "string", "name": "text", "required": True}]
-    assert [c["name"] for c in json.loads(mlmodel["signature"]["outputs"])] == ["translation", "missing_numbers"]
+    assert [c["name"] for c in json.loads(mlmodel["signature"]["outputs"])] == ["translation", "missing_numbers",
+                                                                                "missing_terms"]
     assert {p["name"]: p["default"] for p in json.loads(mlmodel["signature"]["params"])} == \
         {k: v for k, v in dataclasses.asdict(SearchParams()).items()
-         if k not in ("batch_size", "max_source_chars", "max_source_pieces", "max_output_pieces")}  # the server's
+         if k not in ("batch_size", "max_source_chars", "max_source_pieces", "max_output_pieces")} | \
+        {"glossary": []}  # the server's limits are not params; a glossary is none by default
     assert (local / "artifacts" / "model.pt").read_bytes() == (trained_model / "model.pt").read_bytes()
     # the code travels with the model
     assert (local / "code" / "attention_lab" / "inference" / "translator.py").is_file()
@@ -197,7 +199,11 @@ def test_the_champion_is_served_over_http_and_survives_bad_requests(champion, ex
            ({"dataframe_records": [{"txt": "I see the cat."}]}, "Model is missing inputs ['text']"),
            ({"dataframe_records": [{"text": 5}]}, "row 1: 'text' must be a string, got int 5"),
            ({"dataframe_records": [{"text": "I see the cat."}], "params": {"beam_size": 0}},
-            "params.beam_size: must be >= 1, got 0")]
+            "params.beam_size: must be >= 1, got 0"),
+           ({"dataframe_records": [{"text": "I see the car."}], "params": {"glossary": [["car", "auto"]]}},
+            "glossary"),  # MLflow's signature check: a list of strings
+           ({"dataframe_records": [{"text": "I see the car."}], "params": {"glossary": ["car auto"]}},
+            "params.glossary: entry 1: expected 'English<TAB>French'")]
     for request, reason in bad:
         status, body = post(url, request)
         assert 400 <= status < 500, (request, status, body)
@@ -205,6 +211,10 @@ def test_the_champion_is_served_over_http_and_survives_bad_requests(champion, ex
     assert post(url, "I see the cat.", content_type="text/plain")[0] == 415
     status, body = post(url, {"dataframe_split": {"columns": ["text"], "data": [[SENTENCES[0]]]}})
     assert (status, body) == (200, {"predictions": answer(expected[4][:1])})  # still serving
+    status, body = post(url, {"inputs": {"text": ["I see the car.", "Go."]},
+                              "params": {"glossary": ["car\tautomobile"], "beam_size": 4}})
+    assert status == 200 and "automobile" in body["predictions"][0]["translation"], body
+    assert [row["missing_terms"] for row in body["predictions"]] == ["", ""]
 
 
 def test_the_served_model_bounds_the_work_of_a_request(champion, expected):

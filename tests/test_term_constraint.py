@@ -120,6 +120,16 @@ def test_eos_waits_for_the_terms_unless_they_no_longer_fit():
     assert (log_probs[0, 4:] == 0).all()  # no piece is ever forbidden: a term's pieces are words like any other
 
 
+def test_a_released_sentence_may_end_without_its_terms():
+    # Once a row of the sentence ended with every span written, the others need not hold <eos> for the terms.
+    constraint = TermConstraint.build([[(ids("▁base ▁de ▁données"),)], [(ids("▁mot"),)]], Pieces(),
+                                      torch.tensor([9, 9]), 1)
+    constraint.release(torch.tensor([True, False]))
+    log_probs = torch.zeros(2, len(PIECES))
+    constraint.mask(torch.tensor([0, 1]), log_probs)
+    assert log_probs[0, EOS_ID] == 0 and log_probs[1, EOS_ID].isneginf()
+
+
 def test_a_term_that_cannot_fit_leaves_the_search_free():
     # Limit 2 for a 3-piece term: the beam ends its sentences as without the term.
     model = biased_model(0, terms=0.0)

@@ -29,7 +29,7 @@ from attention_lab.evaluation.bleu import (
 )
 from attention_lab.inference.translation import Translation
 from attention_lab.inference.translator import SearchParams, SourceTooLong, Translator
-from attention_lab.text.glossary import Glossary
+from attention_lab.text.glossary import Glossary, GlossaryError
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,10 @@ def score_test_split(translator: Translator, test: pd.DataFrame,
         sources = sources.iloc[: params.max_sentences]
     src_text, refs = list(sources.index), [list(r) for r in sources]
     metrics: dict = {"sources": len(sources), "references": sum(map(len, refs))}
-    glossary = Glossary.load(params.glossary) if params.glossary else None
+    try:
+        glossary = Glossary.load(params.glossary) if params.glossary else None
+    except GlossaryError as exc:
+        raise GlossaryError(f"evaluate.glossary: {exc}") from None
     outputs = {}
     for name, search in (("greedy", replace(params.search, beam_size=1)), ("beam", params.search)):
         start = time.perf_counter()

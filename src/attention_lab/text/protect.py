@@ -48,8 +48,8 @@ class Protect:
                         partial(as_written, source=source, names=names))
         text = names_back(text, placeholders)
         # The glossary's terms as given: no later step changes them (a line in capitals keeps them as the user wrote).
-        written = [term for term in terms_of(sentence) if term in text]
-        return replace(draft, text=text, kept=tuple(run.text for run in carried) + tuple(written))
+        return replace(draft, text=text, kept=tuple(run.text for run in carried),
+                       terms=tuple(term for term in terms_of(sentence) if term in text))
 
 
 def placeholders(sentence: Sentence) -> list[str]:

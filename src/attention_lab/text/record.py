@@ -35,12 +35,14 @@ class Draft:
     rows: list[int]  # the search's steps whose rows are kept (a repair may drop pieces)
     text: str = ""  # the text written so far
     kept: tuple[str, ...] = ()  # spans of `text` that no later step may change (what Protect carried)
+    terms: tuple[str, ...] = ()  # a glossary's terms `text` writes, which no later step may change either
 
     def outside_kept(self, change: Callable[[str], str]) -> Draft:
-        """This draft with `change` made to its text around its kept spans, which stay as they are."""
-        if not self.kept:
+        """This draft with `change` made to its text around its kept spans and terms, which stay as they are."""
+        spans = set(self.kept) | set(self.terms)
+        if not spans:
             return replace(self, text=change(self.text))
-        parts = re.split("(" + "|".join(map(re.escape, sorted(set(self.kept), key=len, reverse=True))) + ")", self.text)
+        parts = re.split("(" + "|".join(map(re.escape, sorted(spans, key=len, reverse=True))) + ")", self.text)
         return replace(self, text="".join(part if k % 2 else change(part) for k, part in enumerate(parts)))
 
 
