@@ -240,3 +240,12 @@ def test_evaluate_scores_a_run_with_the_glossary_of_its_params(trained_model, tm
     assert "term_use" not in plain["beam"]
     with pytest.raises(GlossaryError, match=r"^evaluate\.glossary: .*nothing\.tsv: no such glossary file$"):
         score_test_split(translator, test, EvaluateParams(glossary=str(tmp_path / "nothing.tsv")))
+
+
+def test_the_hand_written_set_holds_the_terms_its_author_listed():
+    # docs/data/: sentences and their terms written apart from this code; the matcher must find exactly those.
+    data = Path(__file__).resolve().parent.parent / "docs" / "data"
+    glossary = Glossary.load(data / "glossary.tsv")
+    for line in (data / "terms-dev.tsv").read_text(encoding="utf-8").splitlines():
+        english, _, listed = line.split("\t")
+        assert [m.english.lower() for m in glossary.matches(english)] == listed.lower().split(" | "), english
