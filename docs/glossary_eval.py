@@ -48,8 +48,9 @@ def measure(model: str, test: str | None) -> list[str]:
         for name, used in (("without", None), ("with", glossary)):
             texts = [t.text for t in translator.translate(sources, search, glossary=used)]
             scores = corpus_scores(texts, refs)
-            rows.append(f"| {model} | beam {beam}, {name} glossary | {term_use(glossary, sources, texts, range(len(pairs)))}"
-                        f" | {term_use(glossary, sources, texts, plural)} | {scores['bleu']} | {scores['chrf']} |")
+            every, plurals = (term_use(glossary, sources, texts, lines) for lines in (range(len(pairs)), plural))
+            rows.append(f"| {model} | beam {beam}, {name} glossary | {every} | {plurals} | {scores['bleu']} | "
+                        f"{scores['chrf']} |")
     if test:
         src = list(references(load_split(test, "test")).index)
         plain = translator.translate(src, SearchParams())

@@ -91,8 +91,8 @@ def test_terms_and_numbers_are_written_together():
         kept, _ = search(biased_model(seed), TERMS, 4, limit=20, numbers=numbers)
         for out, terms, source in zip(kept, TERMS, numbers):
             assert all(any(holds(out, form) for form in forms) for forms in terms), (seed, out)
-            digits = re.findall(r"[0-9]+", " ".join(p if p.strip("▁").isdigit() else "▁" for p in out).replace(" ", "")
-                                .replace("▁", " "))
+            spelled = " ".join(p if p.strip("▁").isdigit() else "▁" for p in out).replace(" ", "").replace("▁", " ")
+            digits = re.findall(r"[0-9]+", spelled)
             assert sorted(digits) == sorted(re.findall(r"[0-9]+", source)), (seed, out)
 
 

@@ -36,11 +36,11 @@ class TermConstraint:
                  width: int) -> None:
         """children (U, A): the node after each term piece, -1 for none; bit (U,): the terms that end at a node,
         as bits of its sentence's terms; below (U,): the bits of the terms a node leads to; depth (U,): a node's
-        pieces from its root; need (U,): the fewest pieces from a node to a term's end; roots (B,): each sentence's root; wanted (B,): the bits of all its terms;
-        lengths (B, K): each term's fewest pieces; symbols (B,): the pieces of all its terms; limits (B,):
-        output tokens at most; symbol_of (V,): each token's term piece (0 to A - 1), -1 for none; ids (A,):
-        each term piece's token; joins (V,): the piece goes on with the word before it (no word start, a letter
-        or digit first); `width` rows per sentence."""
+        pieces from its root; need (U,): the fewest pieces from a node to a term's end; roots (B,): each
+        sentence's root; wanted (B,): the bits of all its terms; lengths (B, K): each term's fewest pieces;
+        symbols (B,): the pieces of all its terms; limits (B,): output tokens at most; symbol_of (V,): each
+        token's term piece (0 to A - 1), -1 for none; ids (A,): each term piece's token; joins (V,): the piece
+        goes on with the word before it (no word start, a letter or digit first); `width` rows per sentence."""
         self.children, self.bit, self.below, self.depth, self.need = children, bit, below, depth, need
         self.roots, self.wanted, self.lengths, self.symbols, self.limits = roots, wanted, lengths, symbols, limits
         self.symbol_of, self.ids, self.joins, self.width = symbol_of, ids, joins, width
@@ -104,8 +104,8 @@ class TermConstraint:
         symbol_of[ids] = torch.arange(len(ids))
         tensor = functools.partial(torch.tensor, dtype=torch.long, device=device)
         return cls(tensor(table).view(len(children), len(symbol)), tensor(bits), tensor(below), tensor(depth),
-                   tensor(need), tensor(roots), tensor(wanted), tensor(lengths), tensor(symbols), limits, symbol_of.to(device),
-                   ids.to(device), joining_pieces(codec).to(device), width)
+                   tensor(need), tensor(roots), tensor(wanted), tensor(lengths), tensor(symbols), limits,
+                   symbol_of.to(device), ids.to(device), joining_pieces(codec).to(device), width)
 
     def _next(self, state: Tensor, symbol: Tensor) -> Tensor:
         """The node after writing a piece of term symbol `symbol` (-1: none) at node `state` (-1: none), same

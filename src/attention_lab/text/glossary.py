@@ -72,7 +72,7 @@ class Glossary:
             english, french = english.strip(), french.strip()
             where = f"{source}: {item} {number}"
             if not english or not french:
-                raise GlossaryError(f"{where}: a term needs an English and a French side, got {english!r} and {french!r}")
+                raise GlossaryError(f"{where}: a term needs an English and a French side, got {english!r}, {french!r}")
             if max(len(english), len(french)) > MAX_TERM_CHARS:
                 raise GlossaryError(f"{where}: a term of more than {MAX_TERM_CHARS} characters")
             if not (_is_word_char(english[0]) or _is_word_char(english[-1])):

@@ -21,7 +21,8 @@ from attention_lab.text.repeats import Repair
 from attention_lab.text.sentences import split
 from attention_lab.text.terms import Terms
 
-STEPS: tuple[Step, ...] = (Terms(), Truecase(), EndRun(), Typography(), Normalize(), Protect(), EndMark(), Repair(), Unknowns())
+STEPS: tuple[Step, ...] = (Terms(), Truecase(), EndRun(), Typography(), Normalize(), Protect(), EndMark(), Repair(),
+                           Unknowns())
 
 
 def read_lines(lines: Sequence[str], src: Codec, split_sentences: bool = True,

@@ -48,7 +48,9 @@ MAX_REQUEST_PIECES = 16_384  # source pieces in one request: ~1,500 typical sent
 MAX_REQUEST_CHARS = 131_072
 MAX_BEAM = 16
 MAX_REQUEST_SECONDS = 30.0
-GLOSSARY = "glossary"  # the request's terms: a list of 'English<TAB>French' strings (text/glossary.py)
+# The request's terms: a list of 'English<TAB>French' strings, a glossary file's lines (text/glossary.py). A list
+# of pairs would read better, but MLflow's params hold scalars or lists of scalars only.
+GLOSSARY = "glossary"
 MAX_REQUEST_TERMS = 1_000
 
 
@@ -78,7 +80,8 @@ def request_glossary(entries: list) -> Any:
     for number, entry in enumerate(entries, 1):
         fields = str(entry).split("\t")
         if len(fields) != 2:
-            raise UserError(f"params.{GLOSSARY}: entry {number}: expected 'English<TAB>French', got {str(entry)[:80]!r}")
+            raise UserError(f"params.{GLOSSARY}: entry {number}: expected 'English<TAB>French', "
+                            f"got {str(entry)[:80]!r}")
         pairs.append((fields[0], fields[1]))
     return Glossary(pairs, f"params.{GLOSSARY}", "entry") if pairs else None
 
