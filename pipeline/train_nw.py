@@ -1,6 +1,5 @@
 """Stage `train_nw`: Nadaraya-Watson kernel regression (d2l §11.2) -> metrics, figures, models."""
 
-import logging
 import warnings
 
 from attention_lab.atomic import write_json
@@ -26,9 +25,7 @@ def main() -> None:
         from attention_lab.nw.figures import figures
         from attention_lab.plotting import save_figure
 
-        # One fit per seed would repeat Lightning's device banner `repeats` times; the full batch
-        # lives in memory, so the loader needs no workers.
-        logging.getLogger("pytorch_lightning.utilities.rank_zero").setLevel(logging.WARNING)
+        # The full batch lives in memory, so the loader needs no workers.
         warnings.filterwarnings("ignore", ".*does not have many workers.*")
         reports = args.out_reports
         run.log_params(flatten({"train_nw": to_dict(params)}))

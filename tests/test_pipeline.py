@@ -120,7 +120,10 @@ def test_repro_with_the_tracking_server_down_fails_in_seconds_before_training(re
 
 def test_repro_runs_every_stage(repo):
     root, env = repo
-    run(["dvc", "repro"], root, env)
+    printed = run(["dvc", "repro"], root, env)
+    # Each stage prints its own progress and results: no library banner, tip, model table or warning.
+    for noise in ("Tip:", "GPU available", "FLOPs", "Warning", "deprecated", "Downloading artifacts", "INFO", "\x1b["):
+        assert noise not in printed.stdout + printed.stderr, noise
     for path in ("artifacts/splits/train.parquet", "artifacts/tokenizer/tokenizer.json", "models/nw/parametric.pt",
                  "models/seq2seq/model.pt", "reports/evaluate/translations.tsv", "reports/heatmaps/grid.png",
                  "reports/heatmaps/explorer.html", "reports/nw/figures/fit_gaussian.png"):

@@ -875,3 +875,33 @@ def test_a_killed_ema_run_resumes_to_the_same_average_and_weights(paths, monkeyp
         k: v for k, v in metrics.items() if k not in TIMINGS}
     resumed_weights = model_weights(paths)
     assert all(torch.equal(weights[k], resumed_weights[k]) for k in weights)
+
+
+def test_the_plain_progress_bar_writes_no_cursor_escapes_into_a_log(capfd):
+    # Output that is no terminal gets the training bar alone: validation's bar moved the cursor up (ESC [A).
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+
+    from attention_lab.training.callbacks import PlainProgressBar
+
+    class Tiny(pl.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.layer = torch.nn.Linear(3, 1)
+
+        def training_step(self, batch, _):
+            return self.layer(batch[0]).pow(2).mean()
+
+        def validation_step(self, batch, _):
+            self.log("val", self.layer(batch[0]).mean())
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.parameters(), lr=0.1)
+
+    torch.manual_seed(0)
+    data = DataLoader(TensorDataset(torch.randn(12, 3)), batch_size=4)
+    trainer = pl.Trainer(max_epochs=2, callbacks=[PlainProgressBar(refresh_rate=1)], logger=False,
+                         enable_checkpointing=False, enable_model_summary=False, accelerator="cpu")
+    trainer.fit(Tiny(), data, data)
+    out, err = capfd.readouterr()
+    assert "Epoch 1" in out + err and "\x1b[" not in out + err

@@ -1,9 +1,16 @@
-"""What every DVC stage module in `pipeline/` shares: its command line."""
+"""What every DVC stage module in `pipeline/` shares: its command line, and a quiet run (`quiet`, which
+`attention-lab bench` shares): a stage prints its own progress and results, nothing a user did not ask for;
+`ATTENTION_LAB_VERBOSE=1` brings back what the libraries print (design.md: What the stages print)."""
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
+import warnings
 from pathlib import Path
+
+VERBOSE = "ATTENTION_LAB_VERBOSE"
 
 
 def stage_args(description: str, **paths: str) -> argparse.Namespace:
@@ -13,4 +20,19 @@ def stage_args(description: str, **paths: str) -> argparse.Namespace:
     parser.add_argument("--params", default="params.yaml", type=Path, help="params file (default: %(default)s)")
     for name, help_text in paths.items():
         parser.add_argument(f"--{name.replace('_', '-')}", required=True, type=Path, help=help_text)
-    return parser.parse_args()
+    args = parser.parse_args()
+    quiet()
+    return args
+
+
+def quiet() -> None:
+    """Unless `ATTENTION_LAB_VERBOSE` is set (not 0): no Lightning device banner, tips nor `fit` stop notice (its rank-zero INFO lines), no
+    deprecation warning Lightning raises against this torch (no user can act on it), no MLflow INFO lines (a new
+    store's tables, a signature checked) nor download bars. MLflow reads its settings when it is first imported."""
+    if os.environ.get(VERBOSE, "") not in ("", "0"):
+        return
+    logging.getLogger("pytorch_lightning.utilities.rank_zero").setLevel(logging.WARNING)
+    warnings.filterwarnings("ignore", message=r"`isinstance\(treespec, LeafSpec\)` is deprecated", category=FutureWarning)
+    os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
+    os.environ.setdefault("MLFLOW_LOGGING_LEVEL", "WARNING")
+    logging.getLogger("mlflow").setLevel(logging.WARNING)  # where it was imported already

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 from attention_lab.arguments import key_value, positive_int
@@ -45,11 +46,16 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                    help="test sources decoded (default: %(default)s)")
     b.add_argument("--one-by-one", type=positive_int, default=100,
                    help="sentences decoded one at a time for the batching speed-up (default: %(default)s)")
+    b.add_argument("--verbose", action="store_true", help="also what Lightning and MLflow print while it trains")
     b.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> None:
     from attention_lab.bench.report import BenchOptions, run_benchmark
+    from attention_lab.stage import VERBOSE
+
+    if args.verbose:
+        os.environ[VERBOSE] = "1"
 
     pipeline = Path(args.splits).is_dir() and Path(args.tokenizer).is_dir()
     report = run_benchmark(BenchOptions(

@@ -38,6 +38,7 @@ import yaml
 
 from attention_lab.bench.flops import matmul_ceiling, matmul_peak, training_flops_per_token
 from attention_lab.bench.inference_speed import decoding_speed, startup
+from attention_lab.stage import quiet
 from attention_lab.bench.machine import machine
 from attention_lab.bench.pairs import epoch_batches, sample_splits
 from attention_lab.bench.textbook import TextbookSeq2Seq, train_reference
@@ -147,6 +148,7 @@ def reference_run(params: Seq2SeqParams, paths: TrainPaths, device: torch.device
 
 
 def run_benchmark(options: BenchOptions) -> dict:
+    quiet()  # the report alone: no Lightning tables or tips from the trainings it runs
     if options.model and not options.data:
         raise ConfigError("--model needs --data, the split stage's folder to decode")
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")

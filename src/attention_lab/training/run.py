@@ -13,7 +13,7 @@ import sys
 import warnings
 import pytorch_lightning as pl
 import torch
-from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint, TQDMProgressBar
+from pytorch_lightning.callbacks import EarlyStopping, ModelCheckpoint
 from pytorch_lightning.utilities import rank_zero_only
 from pytorch_lightning.utilities.exceptions import MisconfigurationException
 
@@ -27,6 +27,7 @@ from attention_lab.training.callbacks import (
     NEVER,
     EpochLength,
     History,
+    PlainProgressBar,
     PlannedValidation,
     ScheduleCallback,
 )
@@ -93,6 +94,7 @@ def build_trainer(params: Seq2SeqParams, paths: TrainPaths) -> tuple[pl.Trainer,
             check_val_every_n_epoch=None, val_check_interval=NEVER, logger=False, callbacks=callbacks,
             gradient_clip_val=params.optim.grad_clip, log_every_n_steps=config.log_every_n_steps,
             enable_progress_bar=config.progress_bar, use_distributed_sampler=False,
+            enable_model_summary=False,  # its FLOPs column reads 0 here; the parameters are in metrics.json
             plugins=[BackgroundCheckpointIO()], default_root_dir=paths.checkpoints)
     except (MisconfigurationException, ValueError, RuntimeError) as exc:
         raise ConfigError(f"train_seq2seq.trainer: {str(exc).splitlines()[0]}") from None
@@ -118,7 +120,7 @@ def plan_steps(trainer: pl.Trainer, schedule: ScheduleCallback | None, datamodul
         # Rich's live bar prints nothing into a log file (dvc repro > log, nohup, CI): there, a
         # plain bar that writes a line about twenty times an epoch.
         steps = datamodule.steps_per_epoch(1, *replicas)[0]
-        trainer.callbacks.append(TQDMProgressBar(refresh_rate=max(1, steps // 20)))
+        trainer.callbacks.append(PlainProgressBar(refresh_rate=max(1, steps // 20)))
 
 
 def prepare(params: Seq2SeqParams, mlflow: tracking.MlflowParams, paths: TrainPaths) -> Job:
