@@ -65,7 +65,9 @@ def trained(tmp_path_factory, tiny_data):
                                   "mlflow": {"experiment": EXPERIMENT}}))
     port = free_port()
     # gloo binds the address the host name resolves to unless told the interface: loopback here.
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "GLOO_SOCKET_IFNAME": "lo", "PYTHONUNBUFFERED": "1"}
+    # Verbose: Lightning's distributed banner, which a quiet stage leaves out, says the nodes met.
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "GLOO_SOCKET_IFNAME": "lo", "PYTHONUNBUFFERED": "1",
+           "ATTENTION_LAB_VERBOSE": "1"}
     folders = [root / f"node{node}" for node in range(NODES)]
     jobs = [subprocess.Popen(node_command(node, port, params, paths, folders[node]), cwd=REPO, env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for node in range(NODES)]
