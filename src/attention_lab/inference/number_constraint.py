@@ -172,6 +172,11 @@ class NumberConstraint:
         written = self.written | torch.where(self.state >= 0, self.bit[self.state.clamp(min=0)], 0)  # (N,)
         return (wanted != 0) & ((written & wanted) == wanted)
 
+    @property
+    def let_go(self) -> Tensor:
+        """(B,) none: no row ends without its source's numbers (`release` lets nothing go)."""
+        return torch.zeros_like(self.wanted, dtype=torch.bool)
+
     def release(self, sentences: Tensor) -> None:
         """Nothing: a row never ends without its source's numbers, even once another row of its sentence wrote
         them all (the glossary's terms are let go: term_constraint.py)."""

@@ -69,7 +69,8 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
 
     With `constraints`, the candidates are ranked in turns by how many of the sentence's spans they wrote
     (`search_steps.allocated`) until one ends with all of them written (then the beam ranks as without
-    spans but for the best that ended so, which keeps its slot), and the result is the best that wrote all.
+    spans, and where rows may end without them, the best that ended so keeps its slot), and the result is the
+    best that wrote all.
 
     Each step keeps its survivors' tokens, the rows they extend and the attention of the rows
     extended; the winners' outputs are read back through those pointers at the end, so a step
@@ -119,14 +120,16 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
             ranked = ranked + coverage_penalty(new_covered, words, coverage)[:, None]
         spans = constraints is not None and constraints.most > 0
         banks = constraints.banks(next_tokens).view(batch, -1) if spans else None  # (B, W·k)
-        if banks is not None:  # once one ended with every span written, the beam ranks as without spans but
-            # keeps the best that ended so in a bank of its own: likelier open rows never crowd it out.
+        if banks is not None:  # once one ended with every span written, the beam ranks as without spans; where
+            # rows may then end without them (a glossary's terms), the best that ended so keeps a bank of its own:
+            # likelier rows that end without the spans never crowd it out.
             ended = (finished & constraints.wrote_all()).view(batch, width)  # (B, W)
             best_ended = ranked.view(batch, width, -1)[:, :, 0].masked_fill(~ended, float("-inf")).argmax(dim=1)  # (B,)
             own = torch.zeros_like(banks)  # (B, W·k): its one candidate, `<pad>`, first of its row's
             own[torch.arange(batch, device=device), best_ended * log_probs.shape[1]] = 1
-            banks = torch.where(ended.any(dim=1, keepdim=True), own, banks)
-            constraints.release(ended.any(dim=1))
+            done = ended.any(dim=1, keepdim=True)  # (B, 1)
+            banks = torch.where(done, torch.where(constraints.let_go[:, None], own, 0), banks)
+            constraints.release(done[:, 0])
         if banks is None:
             top_ranked, top = ranked.view(batch, -1).topk(width, dim=-1)  # (B, W) among W·k, best first
         else:  # the banks take turns, best first in each (dynamic beam allocation)
@@ -152,7 +155,10 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
     slot = torch.zeros(batch, dtype=torch.long, device=device)
     if constraints is not None:
         wrote_all = constraints.wrote_all().view(batch, width)  # (B, W)
-        slot = torch.where(wrote_all.any(dim=1), wrote_all.long().argmax(dim=1), 0)  # (B,)
+        # The best ranked of them: the slots' order is the banks' turns, where the one kept for having ended first
+        # with every span written comes first whatever its score.
+        best_written = top_ranked.masked_fill(~wrote_all, float("-inf")).argmax(dim=1)  # (B,)
+        slot = torch.where(wrote_all.any(dim=1), best_written, 0)  # (B,)
     best = row_offset[:, 0] + slot  # (B,)
     tokens, weights = _read_back(origins, outputs, attention, best, lengths[best])  # (B, T), (B, T, R, S)
     return Decoded(tokens, lengths[best], top_ranked.gather(1, slot[:, None])[:, 0], weights)

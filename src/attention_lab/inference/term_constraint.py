@@ -142,6 +142,11 @@ class TermConstraint:
         fits = need <= self.limits[sentence] - self.steps
         log_probs[:, EOS_ID].masked_fill_((left != 0) & fits & ~self.released[sentence], float("-inf"))
 
+    @property
+    def let_go(self) -> Tensor:
+        """(B,) the sentences whose rows `release` lets end without their spans: those with terms."""
+        return self.wanted != 0
+
     def release(self, sentences: Tensor) -> None:
         """Let the rows of `sentences` (B,) end without their terms: each has a row that ended with every span
         written, and the result is the best of those, so a row held from `<eos>` would only cost steps."""
@@ -234,6 +239,10 @@ class Constraints:
         spans = torch.stack([p.wanted[p.sentence] != 0 for p in self.parts])  # (P, N)
         wrote = torch.stack([p.wrote_all() for p in self.parts])  # (P, N)
         return spans.any(dim=0) & (wrote | ~spans).all(dim=0)
+
+    @property
+    def let_go(self) -> Tensor:
+        return torch.stack([part.let_go for part in self.parts]).any(dim=0)
 
     def release(self, sentences: Tensor) -> None:
         for part in self.parts:
