@@ -12,6 +12,7 @@ from attention_lab.config import from_mapping
 from attention_lab.data.special_tokens import EOS_ID
 from attention_lab.inference.number_constraint import NumberConstraint
 from attention_lab.inference.search import run_search
+from attention_lab.inference.search_steps import result_slots
 from attention_lab.inference.term_constraint import Constraints, TermConstraint
 from attention_lab.model.params import ModelParams
 from attention_lab.model.seq2seq import build_model
@@ -153,3 +154,20 @@ def test_generated_glossaries_are_written_whole(terms, seed):
     kept, _ = search(biased_model(seed), glossary, 4, limit=16)
     for out, sentence in zip(kept, glossary):
         assert all(holds(out, form) for (form,) in sentence), (sentence, out)
+
+
+def test_the_result_is_the_best_ranked_slot_that_wrote_every_span():
+    ranked = torch.tensor([[-1.0, -3.0, -2.0], [-1.0, -2.0, -3.0], [-5.0, -1.0, -2.0]])  # (B, W)
+    wrote = torch.tensor([[False, True, True], [False, False, False], [True, False, False]])
+    assert result_slots(ranked, wrote).tolist() == [2, 0, 0]  # the best that wrote all; none: the first
+
+
+def test_only_a_glossary_lets_rows_end_without_their_spans():
+    # Rows may end without a term once one ended with them all (`release`), never without a number: only a
+    # sentence with terms keeps its first row to end with every span in a bank of its own.
+    limits = torch.tensor([10, 10, 10])
+    numbers = NumberConstraint.build(["In 1977 .", "No number .", "2 and 13 ."], Pieces(), limits, 2)
+    terms = TermConstraint.build([[(ids("▁mot"),)], [], [(ids("▁base ▁de ▁données"),)]], Pieces(), limits, 2)
+    assert numbers.let_go.tolist() == [False, False, False]
+    assert terms.let_go.tolist() == [True, False, True]
+    assert Constraints.of(numbers, terms).let_go.tolist() == [True, False, True]

@@ -27,7 +27,7 @@ from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID
 from attention_lab.inference.term_constraint import SearchConstraint
 from attention_lab.inference.search_steps import (Decoded, all_done, allocated, banned_ids, coverage_penalty,
                                                   drop_finished, length_penalty, minimum_lengths, next_candidates,
-                                                  source_words)
+                                                  result_slots, source_words)
 from attention_lab.model.encoder_decoder import EncoderDecoder, sentence_rows
 
 
@@ -154,11 +154,7 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
     # The best slot (ranked best first), of those that wrote every span if any; read back from the last step.
     slot = torch.zeros(batch, dtype=torch.long, device=device)
     if constraints is not None:
-        wrote_all = constraints.wrote_all().view(batch, width)  # (B, W)
-        # The best ranked of them: the slots' order is the banks' turns, where the one kept for having ended first
-        # with every span written comes first whatever its score.
-        best_written = top_ranked.masked_fill(~wrote_all, float("-inf")).argmax(dim=1)  # (B,)
-        slot = torch.where(wrote_all.any(dim=1), best_written, 0)  # (B,)
+        slot = result_slots(top_ranked, constraints.wrote_all().view(batch, width))  # (B,)
     best = row_offset[:, 0] + slot  # (B,)
     tokens, weights = _read_back(origins, outputs, attention, best, lengths[best])  # (B, T), (B, T, R, S)
     return Decoded(tokens, lengths[best], top_ranked.gather(1, slot[:, None])[:, 0], weights)

@@ -139,6 +139,14 @@ def allocated(ranked: Tensor, banks: Tensor, count: int, width: int) -> Tensor:
     return order.gather(1, key.topk(width, dim=1, largest=False).indices)  # (B, W)
 
 
+def result_slots(ranked: Tensor, wrote_all: Tensor) -> Tensor:
+    """Each sentence's result among its W slots (B,): the best `ranked` (B, W) of those that wrote every span
+    (`wrote_all` (B, W)), else the first. The slots' order is the banks' turns, not the ranking: the row kept for
+    having ended first with every span comes first whatever its score."""
+    best = ranked.masked_fill(~wrote_all, float("-inf")).argmax(dim=1)  # (B,)
+    return torch.where(wrote_all.any(dim=1), best, 0)
+
+
 def drop_finished(state, finished: Tensor, width: int, sentences: Tensor, step: int) -> tuple[object, Tensor]:
     """The state and the open sentences (b,) without those whose every row (W each) is `finished`
     (N,): from the next step on they cost the decoder nothing. Reading the flags back waits for
