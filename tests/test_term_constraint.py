@@ -13,7 +13,8 @@ from attention_lab.data.special_tokens import EOS_ID
 from attention_lab.inference.number_constraint import NumberConstraint
 from attention_lab.inference.search import run_search
 from attention_lab.inference.search_steps import result_slots
-from attention_lab.inference.term_constraint import Constraints, TermConstraint
+from attention_lab.inference.constraints import Constraints
+from attention_lab.inference.term_constraint import TermConstraint
 from attention_lab.model.params import ModelParams
 from attention_lab.model.seq2seq import build_model
 

@@ -24,7 +24,7 @@ import torch
 from torch import Tensor
 
 from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID
-from attention_lab.inference.term_constraint import SearchConstraint
+from attention_lab.inference.constraints import SearchConstraint
 from attention_lab.inference.search_steps import (Decoded, all_done, allocated, banned_ids, coverage_penalty,
                                                   drop_finished, length_penalty, minimum_lengths, next_candidates,
                                                   result_slots, source_words)

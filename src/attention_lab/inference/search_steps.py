@@ -10,7 +10,7 @@ import torch
 from torch import Tensor
 
 from attention_lab.data.special_tokens import BOS_ID, EOS_ID, PAD_ID
-from attention_lab.inference.term_constraint import SearchConstraint
+from attention_lab.inference.constraints import SearchConstraint
 from attention_lab.model.encoder_decoder import EncoderDecoder
 
 

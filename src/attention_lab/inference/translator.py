@@ -23,7 +23,8 @@ from attention_lab.inference.number_constraint import NumberConstraint
 from attention_lab.inference.refusals import SourceTooLong, refuse_unreadable
 from attention_lab.inference.search import run_search
 from attention_lab.inference.search_steps import output_limits
-from attention_lab.inference.term_constraint import Constraints, TermConstraint
+from attention_lab.inference.constraints import Constraints
+from attention_lab.inference.term_constraint import TermConstraint
 from attention_lab.inference.translation import Translation, joined
 from attention_lab.text.glossary import Glossary, missing_terms, term_pieces
 from attention_lab.text.protect import placeholders
