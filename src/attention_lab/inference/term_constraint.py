@@ -7,8 +7,9 @@ Unlike a number's digits, a term's pieces (`▁de`) are words the model writes a
 forbidden: a row that starts a term and then writes another piece leaves it unwritten (Post & Vilar's
 unwinding). A term counts as written where its last piece is followed by a piece that starts a word (or
 `<eos>`): `▁courriel` then `s` wrote `courriels`, not the term. `<eos>` waits until every term is written,
-unless those left no longer fit in the output limit: then the sentence may end without them, and the
-check after writing names them (`Translation.missing_terms`). Each sentence's terms make a trie over its
+unless those left no longer fit in the output limit or a row of the sentence has ended with them all
+(`release`): then rows may end without them, and the check after writing names what a translation lacks
+(`Translation.missing_terms`). Each sentence's terms make a trie over its
 batch's term pieces; each hypothesis row carries its node (-1: none) and the terms it wrote. Shapes as in
 `search.py`; A counts the batch's distinct term pieces, U the trie's nodes, K the most terms of a sentence.
 """
@@ -30,9 +31,8 @@ MAX_TERMS = 62  # a sentence's terms with a bit of their own (in an int64); more
 
 class TermConstraint:
     def __init__(self, children: Tensor, bit: Tensor, below: Tensor, depth: Tensor, need: Tensor, roots: Tensor,
-                 wanted: Tensor,
-                 lengths: Tensor, symbols: Tensor, limits: Tensor, symbol_of: Tensor, ids: Tensor, joins: Tensor,
-                 width: int) -> None:
+                 wanted: Tensor, lengths: Tensor, symbols: Tensor, limits: Tensor, symbol_of: Tensor, ids: Tensor,
+                 joins: Tensor, width: int) -> None:
         """children (U, A): the node after each term piece, -1 for none; bit (U,): the terms that end at a node,
         as bits of its sentence's terms; below (U,): the bits of the terms a node leads to; depth (U,): a node's
         pieces from its root; need (U,): the fewest pieces from a node to a term's end; roots (B,): each

@@ -2,8 +2,8 @@
 
 A glossary is `English<TAB>French` lines. The `Terms` step (text/terms.py), first in the list, finds its
 terms in the sentence as typed: case-insensitive, whole words only, the longest term first where terms
-overlap (`sales team` before `team`), in one pass over a character trie: linear in the line's length, at
-most the longest term's characters a position. It changes nothing of the English: the model reads
+overlap (`sales team` before `team`), walking a character trie from each word's start: linear in the line's
+length, at most the longest term's characters a position. It changes nothing of the English: the model reads
 `database` and must write `base de données` (inference/term_constraint.py makes the search write each
 term's pieces; the model chooses the article and the place). A glossary's words are no unknown names
 (text/names.py reads none as a placeholder), and Protect keeps each written term as given.
