@@ -381,7 +381,7 @@ def test_the_transformer_command_is_the_recipe_the_search_chose(readme):
 
 def test_the_gpu_command_is_the_gpu_recipe_the_bench_and_the_card_runs_train(readme):
     """The README's `dvc exp run -n gpu` sets exactly `training/gpu_recipe.py`'s settings, which
-    `attention-lab bench` and docs/gpu_runs.sh read from there."""
+    `attention-lab bench` and docs/scripts/gpu_runs.sh read from there."""
     from attention_lab.training import gpu_recipe
 
     prose = re.sub(r"^```.*?^```", "", readme, flags=re.M | re.S)

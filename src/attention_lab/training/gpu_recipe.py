@@ -8,7 +8,7 @@ better (docs/model-choice.md), but the recipe trains 61 epochs, where the loss m
 still climbs, and no card has measured that choice yet.
 
 Kept here once, as `dvc exp run -S` settings, for the README's command, `attention-lab bench` and
-docs/gpu_runs.sh alike (a test holds the README to it)."""
+docs/scripts/gpu_runs.sh alike (a test holds the README to it)."""
 
 from __future__ import annotations
 

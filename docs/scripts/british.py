@@ -3,13 +3,13 @@ reads the American way (text/lexicon.py), typed British, as a person in Britain 
 translated by one model with the reading and without, and as written; BLEU as `evaluate` scores it. Then
 a few typed lines, beam 8.
 
-    python docs/british.py models/seq2seq artifacts/splits
+    python docs/scripts/british.py models/seq2seq artifacts/splits
 """
 
 import sys
 
 from attention_lab.text.lexicon import AMERICAN, respelt
-from typed_lines import measured  # docs/typed_lines.py
+from typed_lines import measured  # docs/scripts/typed_lines.py
 
 BRITISH = {american: british for british, american in reversed(AMERICAN.items())}  # the first British form of each
 TYPED = ("What's your favourite colour?", "I realise that I was wrong.", "The theatre is closed today.",

@@ -6,7 +6,7 @@ the terms. `--test DATA` adds the test split: the md5 of its beam translations w
 an empty one) and sentences/s without a glossary and with 1,000 sampled terms (bench/inference_speed.py), the
 two passes alternating, each keeping its best. Prints a markdown table a model a row.
 
-    python docs/glossary_eval.py RNN/models/seq2seq TF/models/seq2seq [--test artifacts/splits]
+    python docs/scripts/glossary_eval.py RNN/models/seq2seq TF/models/seq2seq [--test artifacts/splits]
 """
 
 import argparse
@@ -21,7 +21,7 @@ from attention_lab.evaluation.bleu import corpus_scores
 from attention_lab.inference.translator import SearchParams, Translator
 from attention_lab.text.glossary import Glossary, missing_terms
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def term_use(glossary: Glossary, sources: list[str], texts: list[str], lines: list[int]) -> str:

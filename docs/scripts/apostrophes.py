@@ -3,13 +3,13 @@ translator reads back (`don't`, `I'm`, not `we're`, whose `were` is a word), typ
 dropped, as a person who skips them types, translated by one model with the reading and without, and as
 written; BLEU as `evaluate` scores it. Then a few typed lines, beam 8.
 
-    python docs/apostrophes.py models/seq2seq artifacts/splits
+    python docs/scripts/apostrophes.py models/seq2seq artifacts/splits
 """
 
 import sys
 
 from attention_lab.text.lexicon import CONTRACTION, CONTRACTIONS
-from typed_lines import measured  # docs/typed_lines.py
+from typed_lines import measured  # docs/scripts/typed_lines.py
 
 TYPED = ("i cant swim", "I dont know.", "Im tired.", "He doesnt like it.", "Youre late!", "Thats not fair.",
          "We havent eaten yet.", "She isnt here.", "I wont tell anyone.", "Tom didnt come.", "Whats your name?",

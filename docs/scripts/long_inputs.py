@@ -1,7 +1,7 @@
 """The comparison table of docs/long-inputs.md: each model file's BLEU, overall and by source
 length, with the length ratio of each bucket, on one split, through `evaluate`'s own scoring.
 
-    python docs/long_inputs.py --data artifacts/splits --split valid base=a/model.pt new=b/model.pt \
+    python docs/scripts/long_inputs.py --data artifacts/splits --split valid base=a/model.pt new=b/model.pt \
         [-S length_penalty=1.5 ...]
 
 `-S key=value` sets an `evaluate.search` key for every model; `-S name:key=value` for one model only.

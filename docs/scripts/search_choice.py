@@ -6,8 +6,8 @@ and a seeded sample of all its sources (short sentences must not suffer); BLEU a
 are `corpus_scores` against every reference of a source. Never the test split: the defaults are
 chosen here. Usage, from a checkout with a split and trained models at hand:
 
-    python docs/search_choice.py scores artifacts/splits models/seq2seq/model.pt /tmp/transformer.pt
-    python docs/search_choice.py speed artifacts/splits models/seq2seq/model.pt /tmp/transformer.pt
+    python docs/scripts/search_choice.py scores artifacts/splits models/seq2seq/model.pt /tmp/transformer.pt
+    python docs/scripts/search_choice.py speed artifacts/splits models/seq2seq/model.pt /tmp/transformer.pt
 
 `speed`: sentences/s of a few settings relative to the baseline, on one seeded sample, the
 settings taking turns block by block (reversed in odd blocks) so a machine whose load drifts

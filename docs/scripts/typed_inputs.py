@@ -2,9 +2,9 @@
 in Title Case, lower-cased, with the first letter lowered, without end marks, lower-cased without end
 marks, and without apostrophes; then whether the beam translations of the test split as written are
 those of the evaluate stage's translations.tsv. It uses only what every version of the translator has,
-so it scores an older checkout's code too: `PYTHONPATH=<checkout>/src python docs/typed_inputs.py ...`.
+so it scores an older checkout's code too: `PYTHONPATH=<checkout>/src python docs/scripts/typed_inputs.py ...`.
 
-    python docs/typed_inputs.py models/seq2seq artifacts/splits valid reports/evaluate/translations.tsv
+    python docs/scripts/typed_inputs.py models/seq2seq artifacts/splits valid reports/evaluate/translations.tsv
 """
 
 import csv

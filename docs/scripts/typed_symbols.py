@@ -2,7 +2,7 @@
 with the translator's readings of them and without (docs/trust.md), beam 8. Without them: amounts keep
 their sign, and addresses and minus signs reach the model as any other text.
 
-    python docs/typed_symbols.py models/seq2seq
+    python docs/scripts/typed_symbols.py models/seq2seq
 """
 
 import re
@@ -10,7 +10,7 @@ import sys
 
 from attention_lab.text import normalize as reading, symbols
 from attention_lab.inference.translator import Translator
-from typed_lines import table  # docs/typed_lines.py
+from typed_lines import table  # docs/scripts/typed_lines.py
 
 SENTENCES = (
     "I paid $20 for this shirt.", "It costs 5 €.", "It costs €5.", "The price is $5.", "I owe him $1.",

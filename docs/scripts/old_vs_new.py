@@ -6,9 +6,9 @@ same batches or sentences (old first in even blocks, new first in odd), so a mac
 drifts slows both alike. Usage, from a checkout with the corpus at hand:
 
     git worktree add /tmp/old bcc30b2
-    python docs/old_vs_new.py prepare /tmp/bench fra-eng.zip     # splits, tokenizer, 400 batches
-    python docs/old_vs_new.py train /tmp/bench /tmp/old/src src 12   # 12 blocks of 10 training steps
-    python docs/old_vs_new.py beam /tmp/bench /tmp/old/src src 6     # 6 blocks of 100 test sentences
+    python docs/scripts/old_vs_new.py prepare /tmp/bench fra-eng.zip     # splits, tokenizer, 400 batches
+    python docs/scripts/old_vs_new.py train /tmp/bench /tmp/old/src src 12   # 12 blocks of 10 training steps
+    python docs/scripts/old_vs_new.py beam /tmp/bench /tmp/old/src src 6     # 6 blocks of 100 test sentences
 
 `ARCH=rnn` measures params.yaml's default (Bahdanau) model instead. Decoding needs `model.pt`
 (`rnn.pt`) in the folder: `train` saves the new side's weights after its blocks when
@@ -135,7 +135,8 @@ def side_by_side(kind: str, folder: Path, old: str, new: str, blocks: int) -> di
     rate = {side: sum(t["work"] for t in ts) / sum(t["seconds"] for t in ts) for side, ts in times.items()}
     speedups = [o["seconds"] / n["seconds"] for o, n in zip(times["old"], times["new"])]
     report = {"kind": kind, "blocks": blocks, "unit": "target tokens/s" if kind == "train" else "sentences/s",
-              "old": round(rate["old"], 1), "new": round(rate["new"], 1), "new_over_old": round(rate["new"] / rate["old"], 2),
+              "old": round(rate["old"], 1), "new": round(rate["new"], 1),
+              "new_over_old": round(rate["new"] / rate["old"], 2),
               "per_block_median": round(statistics.median(speedups), 2),
               "per_block_range": [round(min(speedups), 2), round(max(speedups), 2)]}
     if kind != "train":

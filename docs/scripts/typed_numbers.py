@@ -3,7 +3,7 @@ translated by one model with the translator's number forms and unit names and wi
 beam 8. Without them: no number is rewritten after the search, no time is read with a colon, a chain of
 dots reaches the model, and so do unit symbols.
 
-    python docs/typed_numbers.py models/seq2seq
+    python docs/scripts/typed_numbers.py models/seq2seq
 """
 
 import re
@@ -11,7 +11,7 @@ import sys
 
 from attention_lab.text import normalize as reading, protect as translator, symbols
 from attention_lab.inference.translator import Translator
-from typed_lines import table  # docs/typed_lines.py
+from typed_lines import table  # docs/scripts/typed_lines.py
 
 SENTENCES = (
     "We need 3 eggs and 2.5 cups of flour.", "I bought 1.5 kg of apples.", "The population is 67.8 million.",

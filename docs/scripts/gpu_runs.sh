@@ -14,7 +14,8 @@
 #   budget    the README's Transformer's stage with a 2-minute budget
 #   bench     `attention-lab bench`
 #   smoke     both architectures on the tiny corpus
-# e.g. `RECIPE_MINUTES=2 bash docs/gpu_runs.sh step recipe evaluate budget`, then `bash docs/gpu_runs.sh bench`.
+# e.g. `RECIPE_MINUTES=2 bash docs/scripts/gpu_runs.sh step recipe evaluate budget`,
+# then `bash docs/scripts/gpu_runs.sh bench`.
 # KERNELS: a YAML list for train_seq2seq.trainer.attention_kernels (default null: PyTorch's choice);
 # PACKING: train_seq2seq.trainer.attention_packing (default null: one sentence a row); COMPILE: the
 # recipe's train_seq2seq.trainer.compile (default false).
@@ -36,16 +37,16 @@ export PYTHONPATH=$PWD/src:/tmp/site PYTHONUNBUFFERED=1
 # without its budget: each phase sets its own.
 TRANSFORMER=(train_seq2seq.model.arch=transformer train_seq2seq.optim.lr=0.003 train_seq2seq.optim.warmup_steps=1000
              train_seq2seq.optim.label_smoothing=0.1)
-mapfile -t GPU_RECIPE < <(python3 docs/gpu_runs.py recipe)
-[ ${#GPU_RECIPE[@]} -gt 0 ] || { echo "no GPU recipe from docs/gpu_runs.py recipe" >&2; exit 1; }
+mapfile -t GPU_RECIPE < <(python3 docs/scripts/gpu_runs.py recipe)
+[ ${#GPU_RECIPE[@]} -gt 0 ] || { echo "no GPU recipe from docs/scripts/gpu_runs.py recipe" >&2; exit 1; }
 
 stage() {  # LIMIT NAME KEY=VALUE...: the train_seq2seq stage with these params, killed after LIMIT s
   local limit=$1 name=$2
   shift 2
   rm -rf "${WORK:?}/$name"  # a fresh run: no resuming an earlier call's, no reporting its files
   # shellcheck disable=SC2086  # SETTINGS is a list of words
-  python3 docs/gpu_runs.py params "$WORK/$name.yaml" "$@" ${SETTINGS:-} train_seq2seq.trainer.progress_bar=false ||
-    return 1
+  python3 docs/scripts/gpu_runs.py params "$WORK/$name.yaml" "$@" ${SETTINGS:-} \
+    train_seq2seq.trainer.progress_bar=false || return 1
   timeout "$limit" python3 -m pipeline.train_seq2seq --params "$WORK/$name.yaml" --data artifacts/splits \
     --tokenizer artifacts/tokenizer --out "$WORK/$name/model" --reports "$WORK/$name/reports" 2>&1 |
     grep -v "^\s*$" > "$OUT/$name.log"
@@ -65,8 +66,8 @@ for phase in "$@"; do
   case "$phase" in
     step)
       # shellcheck disable=SC2086  # SETTINGS is a list of words
-      python3 docs/gpu_runs.py params "$WORK/step.yaml" "${GPU_RECIPE[@]}" ${SETTINGS:-} || exit 1
-      timeout 360 python3 docs/gpu_runs.py step "$WORK/step.yaml" artifacts/splits artifacts/tokenizer 24 2>&1 |
+      python3 docs/scripts/gpu_runs.py params "$WORK/step.yaml" "${GPU_RECIPE[@]}" ${SETTINGS:-} || exit 1
+      timeout 360 python3 docs/scripts/gpu_runs.py step "$WORK/step.yaml" artifacts/splits artifacts/tokenizer 24 2>&1 |
         grep -v "^\s*$\|USDT" | tee "$OUT/step.log" | grep -v "^ \|^--"
       fastest=$(sed -n 's/^fastest kernels: //p' "$OUT/step.log")
       [ -z "$KERNELS" ] && [ -n "$fastest" ] && KERNELS="[$fastest]"
@@ -76,8 +77,9 @@ for phase in "$@"; do
       ;;
     compile)
       # shellcheck disable=SC2086  # SETTINGS is a list of words
-      python3 docs/gpu_runs.py params "$WORK/step.yaml" "${GPU_RECIPE[@]}" ${SETTINGS:-} || exit 1
-      KERNELS=$KERNELS PACKING=$PACKING COMPILE=$COMPILE timeout 420 python3 docs/gpu_runs.py step "$WORK/step.yaml" \
+      python3 docs/scripts/gpu_runs.py params "$WORK/step.yaml" "${GPU_RECIPE[@]}" ${SETTINGS:-} || exit 1
+      KERNELS=$KERNELS PACKING=$PACKING COMPILE=$COMPILE timeout 420 \
+        python3 docs/scripts/gpu_runs.py step "$WORK/step.yaml" \
         artifacts/splits artifacts/tokenizer 24 compile "${RECIPE_MINUTES:-8}" 2>&1 |
         grep -v "^\s*$" | tee "$OUT/compile.log" | grep "^{"
       if grep -q "^fastest compile:" "$OUT/compile.log"; then
@@ -93,7 +95,8 @@ for phase in "$@"; do
       stage $(( minutes * 60 + 120 )) recipe "${GPU_RECIPE[@]}" "train_seq2seq.trainer.budget_minutes=$minutes" \
         "train_seq2seq.trainer.attention_kernels=${KERNELS:-null}" \
         "train_seq2seq.trainer.attention_packing=${PACKING:-null}" "train_seq2seq.trainer.compile=${COMPILE:-false}"
-      python3 docs/gpu_runs.py roofline "$WORK/recipe.yaml" artifacts/splits artifacts/tokenizer "$WORK/recipe/reports"
+      python3 docs/scripts/gpu_runs.py roofline "$WORK/recipe.yaml" artifacts/splits artifacts/tokenizer \
+        "$WORK/recipe/reports"
       ;;
     variants)
       IFS=';' read -ra variants <<< "${VARIANTS:?VARIANTS: settings of each variant, a ';' between}"
@@ -104,7 +107,7 @@ for phase in "$@"; do
           "train_seq2seq.trainer.budget_minutes=${RECIPE_MINUTES:-8}" \
           "train_seq2seq.trainer.attention_kernels=${KERNELS:-null}" \
           "train_seq2seq.trainer.attention_packing=${PACKING:-null}" "train_seq2seq.trainer.compile=${COMPILE:-false}"
-        python3 docs/gpu_runs.py roofline "$WORK/variant$i.yaml" artifacts/splits artifacts/tokenizer \
+        python3 docs/scripts/gpu_runs.py roofline "$WORK/variant$i.yaml" artifacts/splits artifacts/tokenizer \
           "$WORK/variant$i/reports"
       done
       ;;
@@ -132,7 +135,7 @@ for phase in "$@"; do
         ('tokens_per_s', 'fraction_of_peak', 'ceiling_fraction_of_peak', 'updates')} for k in ('seed', 'default',
         'transformer', 'gpu_recipe') if k in r}, r['matmul_peak_gflops'], r['seconds'])"
       ;;
-    smoke) timeout 300 python3 docs/gpu_runs.py smoke "$WORK/smoke" 2>&1 | grep -v "^\s*$" | tail -n 12 ;;
+    smoke) timeout 300 python3 docs/scripts/gpu_runs.py smoke "$WORK/smoke" 2>&1 | grep -v "^\s*$" | tail -n 12 ;;
     *) echo "unknown phase $phase: step, compile, recipe, variants, evaluate, budget, bench or smoke" >&2; exit 2 ;;
   esac
   echo "== $phase: $(( $(date +%s) - start )) s"

@@ -1,11 +1,13 @@
 """The GPU measurements of docs/speed.md: helpers for running the stages on a lent card without
-DVC or MLflow (`PYTHONPATH=src`), driven by docs/gpu_runs.sh.
+DVC or MLflow (`PYTHONPATH=src`), driven by docs/scripts/gpu_runs.sh.
 
-    python docs/gpu_runs.py params OUT.yaml KEY=VALUE ...       # params.yaml, these keys set, MLflow off
-    python docs/gpu_runs.py recipe                              # the GPU recipe's settings, a line each, no budget
-    python docs/gpu_runs.py smoke FOLDER                        # both architectures on the tiny corpus, CUDA
-    python docs/gpu_runs.py roofline PARAMS SPLITS TOKENIZER REPORTS   # the stage's run against the peak (bf16 on CUDA)
-    python docs/gpu_runs.py step PARAMS SPLITS TOKENIZER BATCHES [compile MINUTES]  # the training step alone
+    python docs/scripts/gpu_runs.py params OUT.yaml KEY=VALUE ...  # params.yaml, these keys set, MLflow off
+    python docs/scripts/gpu_runs.py recipe                         # the GPU recipe's settings, a line each, no budget
+    python docs/scripts/gpu_runs.py smoke FOLDER                   # both architectures on the tiny corpus, CUDA
+    # the stage's run against the peak (bf16 on CUDA):
+    python docs/scripts/gpu_runs.py roofline PARAMS SPLITS TOKENIZER REPORTS
+    # the training step alone:
+    python docs/scripts/gpu_runs.py step PARAMS SPLITS TOKENIZER BATCHES [compile MINUTES]
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from attention_lab.training.cuda_graphs import GraphedTraining
 from attention_lab.training.run import train_seq2seq
 from attention_lab.training.training_pass import training_losses
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def params(out: str, *settings: str) -> None:
@@ -110,20 +112,21 @@ def step(params_file: str, splits: str, tokenizer: str, count: str = "40", only:
     autocast) alone, on the first COUNT batches of its first epoch, with each attention setting
     (the kernels allowed, the tokens of a packed row): target tokens/s and the fraction of the bf16
     peak; then where an eager step's device time goes (torch.profiler), for PyTorch's choice and the
-    fastest, whose settings it prints last for docs/gpu_runs.sh.
+    fastest, whose settings it prints last for docs/scripts/gpu_runs.sh.
     The graphs follow the params' `trainer.cuda_graphs`. ONLY=compile instead times the eager step
     against the compiled one of `trainer.compile` (training/training_pass.py), one sentence a row and
-    128 tokens a row, with the kernels, packing and compiling docs/gpu_runs.sh's KERNELS, PACKING
+    128 tokens a row, with the kernels, packing and compiling docs/scripts/gpu_runs.sh's KERNELS, PACKING
     and COMPILE name where set: `warm_s` is the compiling, which a budget pays (the graphs compiled
     are counted: a recompile shows there), and it prints the setting that trains the most tokens
-    in MINUTES of budget, for docs/gpu_runs.sh."""
+    in MINUTES of budget, for docs/scripts/gpu_runs.sh."""
     config = load_section(params_file, "train_seq2seq", Seq2SeqParams)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")  # the CPU: to try it out
     on_cuda = device.type == "cuda"
     dtype = torch.bfloat16 if on_cuda else torch.float32
     start = time.perf_counter()
     data, [epoch] = epoch_batches(TrainPaths(Path(splits), Path(tokenizer), Path("."), Path(".")), config, 1)
-    batches = [{k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in b.items()} for b in epoch[:int(count)]]
+    batches = [{k: v.to(device) if isinstance(v, torch.Tensor) else v for k, v in b.items()}
+               for b in epoch[:int(count)]]
     tokens = sum(b["n_tokens"] for b in batches)
     print(json.dumps({"batches": len(batches), "tokens": tokens, "setup_s": round(time.perf_counter() - start, 1)}))
     model = build_model(config.model, len(data.tokenizer.src), len(data.tokenizer.tgt)).to(device).train()

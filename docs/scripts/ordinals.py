@@ -4,9 +4,9 @@
 - BLEU of the valid pairs naming an ordinal on both sides, as written and in digits, as the ordinal
   augmentation makes them.
 
-    python docs/ordinals.py models/seq2seq artifacts/splits
+    python docs/scripts/ordinals.py models/seq2seq artifacts/splits
 
-Run from the repository root: it imports from docs/calendar_words.py beside it.
+Run from the repository root: it imports from docs/scripts/calendar_words.py beside it.
 """
 
 import re

@@ -3,7 +3,7 @@ truecaser trained on the corpus (sacremoses' `MosesTruecaser`), side by side on 
 "Casing: the rule against a truecaser").
 
     pip install sacremoses==0.2.0   # B's truecaser; not a dependency of the project, which kept A
-    OMP_NUM_THREADS=1 python docs/casing.py BAHDANAU/models/seq2seq [--tsv ../shared/data/everyday-dev.tsv]
+    OMP_NUM_THREADS=1 python docs/scripts/casing.py BAHDANAU/models/seq2seq [--tsv ../shared/data/everyday-dev.tsv]
 
 A: the translator as it is: a sentence that `casing.casing` classes "upper" or "title" is sentence-cased word
 by word (`casing.sentence_cased`) and, typed in capitals, its translation upper-cased.
@@ -37,7 +37,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd

@@ -5,9 +5,9 @@
 - BLEU of the valid pairs dating a day, or naming a month, on both sides, as written and redated as the
   date augmentation makes them.
 
-    python docs/dates.py models/seq2seq artifacts/splits
+    python docs/scripts/dates.py models/seq2seq artifacts/splits
 
-Run from the repository root: it imports from docs/calendar_words.py beside it.
+Run from the repository root: it imports from docs/scripts/calendar_words.py beside it.
 """
 
 import re

@@ -1,20 +1,21 @@
 """Which text rules pay (docs/trust.md): each model translates with every rule of text/steps.py on, then with
 one rule off at a time, and a Markdown table gives, for each rule, what it gains (all on minus rule off):
 
-- everyday BLEU and chrF, beam 8 (`../shared/data/everyday-dev.tsv`, docs/everyday.py), and how many of its
+- everyday BLEU and chrF, beam 8 (`../shared/data/everyday-dev.tsv`, docs/scripts/everyday.py), and how many of its
   100 outputs the rule changes;
 - valid BLEU, greedy (the model's `artifacts/splits/valid.parquet` two folders above the model, references
   grouped per source as `evaluate` groups them), and how many valid sources' outputs the rule changes;
 - BLEU, greedy, on the rule's own typed set where docs/ has one: `casing` (the first `--typed` valid sources
   upper-cased, in Title Case and lower-cased: `evaluate`'s `inputs`) for Truecase; `no end mark` (the same
-  sources without their end marks) for EndMark; `apostrophes` (docs/apostrophes.py: valid sources with a
-  contraction, typed without apostrophes) for contractions; `british` (docs/british.py: valid sources typed
-  British) for spelling; `quotes` (docs/quotes.py: valid sources with double quotes) for Typography
-  (and the speech clauses, which paid nothing here on 2026-11-28 and were removed); `unseen names` (docs/unseen_names.py: valid pairs sharing a name, renamed alike with
-  names the corpus lacks) for the garbled-name fix and the placeholders.
+  sources without their end marks) for EndMark; `apostrophes` (docs/scripts/apostrophes.py: valid sources with a
+  contraction, typed without apostrophes) for contractions; `british` (docs/scripts/british.py: valid sources typed
+  British) for spelling; `quotes` (docs/scripts/quotes.py: valid sources with double quotes) for Typography
+  (and the speech clauses, which paid nothing and were removed); `unseen names`
+  (docs/scripts/unseen_names.py: valid pairs sharing a name, renamed alike with names the corpus lacks) for the
+  garbled-name fix and the placeholders.
 
-    OMP_NUM_THREADS=1 python docs/ablation.py MODEL_DIR [MODEL_DIR ...] [--tsv ../shared/data/everyday-dev.tsv] \\
-        [--beam 8] [--typed 1000] [--valid N] [--only RULE ...]
+    OMP_NUM_THREADS=1 python docs/scripts/ablation.py MODEL_DIR [MODEL_DIR ...] \\
+        [--tsv ../shared/data/everyday-dev.tsv] [--beam 8] [--typed 1000] [--valid N] [--only RULE ...]
 
 A rule is off when its step is dropped from `steps.STEPS` (Truecase is replaced by a step that reads every
 sentence `as written`, since Normalize reads its record), or when the function its caller uses is replaced
@@ -56,10 +57,10 @@ from attention_lab.text.record import Context, Draft, Sentence, Step
 from attention_lab.text.repeats import Repair
 
 sys.path.insert(0, str(Path(__file__).parent))
-from british import BRITISH  # noqa: E402  (docs/british.py)
-from everyday import read_pairs  # noqa: E402  (docs/everyday.py)
-from quotes import QUOTE  # noqa: E402  (docs/quotes.py)
-from unseen_names import renamed_pairs  # noqa: E402  (docs/unseen_names.py)
+from british import BRITISH  # noqa: E402  (docs/scripts/british.py)
+from everyday import read_pairs  # noqa: E402  (docs/scripts/everyday.py)
+from quotes import QUOTE  # noqa: E402  (docs/scripts/quotes.py)
+from unseen_names import renamed_pairs  # noqa: E402  (docs/scripts/unseen_names.py)
 
 from attention_lab.text.lexicon import respelt  # noqa: E402
 

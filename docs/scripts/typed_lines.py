@@ -3,9 +3,9 @@
 beam 8, and a Markdown table gives both.
 
     git worktree add /tmp/before 6dae68e   # the code before the change
-    python docs/typed_lines.py models/seq2seq /tmp/before/src src < lines.txt
+    python docs/scripts/typed_lines.py models/seq2seq /tmp/before/src src < lines.txt
 
-Also what the scripts measuring one reading share (docs/apostrophes.py, docs/british.py): valid sources
+Also what the scripts measuring one reading share (docs/scripts/apostrophes.py, docs/scripts/british.py): valid sources
 typed as a person types them, scored with the reading and without, then typed lines side by side.
 """
 

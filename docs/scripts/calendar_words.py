@@ -3,7 +3,7 @@
 - BLEU of the valid pairs that name a day or month on both sides, as written and with them swapped
   alike on both sides for others of their kind (the days and months the corpus rarely names).
 
-    python docs/calendar_words.py models/seq2seq artifacts/splits
+    python docs/scripts/calendar_words.py models/seq2seq artifacts/splits
 """
 
 import re

@@ -2,9 +2,9 @@
 source has double quotes, as written and with the quotes taken out, and the share of outputs whose
 guillemets come in turn, each pair around a word, with no straight quote left.
 
-    python docs/quotes.py models/seq2seq artifacts/splits
+    python docs/scripts/quotes.py models/seq2seq artifacts/splits
 
-Run from the repository root: it imports `valid_scores` from docs/calendar_words.py beside it.
+Run from the repository root: it imports `valid_scores` from docs/scripts/calendar_words.py beside it.
 """
 
 import re

@@ -4,9 +4,9 @@
 - BLEU of the valid pairs naming Tom, John or Mary on both sides, as written and with each given a
   title and a made-up surname alike on both sides, as the title augmentation makes them.
 
-    python docs/titles.py models/seq2seq artifacts/splits
+    python docs/scripts/titles.py models/seq2seq artifacts/splits
 
-Run from the repository root: it imports from docs/calendar_words.py beside it.
+Run from the repository root: it imports from docs/scripts/calendar_words.py beside it.
 """
 
 import re

@@ -3,7 +3,7 @@ shared name (Tom, Mary, Boston) replaced alike on both sides by a real name the 
 two sets (docs/trust.md); each with the names the model garbled written as typed (text/names.py)
 and as the model wrote them. Greedy and beam 8; references are all of a source's.
 
-    python docs/unseen_names.py models/seq2seq artifacts/splits
+    python docs/scripts/unseen_names.py models/seq2seq artifacts/splits
 
 A model whose tokenizer predates the corpus's words (data/corpus_words.py) is given those of the train split.
 """

@@ -4,7 +4,7 @@ numbers kept, names kept and sentences/s, beside the test split's figures from t
 (`reports/evaluate/metrics.json` two folders above the model, as `dvc repro` lays it out; none without it).
 `--show N` then prints each model's and search's N sentences of lowest sentence chrF.
 
-    python docs/everyday.py models/seq2seq [MODEL_DIR ...] [--tsv ../shared/data/everyday-dev.tsv] [--beam 8]
+    python docs/scripts/everyday.py models/seq2seq [MODEL_DIR ...] [--tsv ../shared/data/everyday-dev.tsv] [--beam 8]
 
 The set: one sentence a line, English<TAB>French, one reference each.
 Numbers kept: of the sentences whose source has a digit group, those whose output lacks none of them
