@@ -6,9 +6,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
+import time
 from pathlib import Path
 
 from attention_lab.arguments import key_value, positive_int
+from attention_lab.errors import Terminated, UserError
+
+# `--quick`: every model still trains two epochs (the first warms up and is not timed) and decodes both ways.
+QUICK = {"pairs": 300, "epochs": 4, "default_pairs": 2000, "decode_sentences": 40, "one_by_one": 10}
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -46,6 +52,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                    help="test sources decoded (default: %(default)s)")
     b.add_argument("--one-by-one", type=positive_int, default=100,
                    help="sentences decoded one at a time for the batching speed-up (default: %(default)s)")
+    b.add_argument("--quick", action="store_true",
+                   help="a first look in about a minute: fewer pairs, epochs and sentences (%s)"
+                        % ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in QUICK.items()))
     b.add_argument("--verbose", action="store_true", help="also what Lightning and MLflow print while it trains")
     b.set_defaults(func=run)
 
@@ -56,6 +65,17 @@ def run(args: argparse.Namespace) -> None:
 
     if args.verbose:
         os.environ[VERBOSE] = "1"
+    if args.quick:
+        if args.reference:
+            raise UserError("--quick and --reference: the reference run is the long one; choose one")
+        vars(args).update(QUICK)
+    start = time.perf_counter()
+
+    def stop(signum: int, frame: object) -> None:
+        # Raised wherever the bench is: in training too, where Lightning calls it after its own handler.
+        raise Terminated(f"bench stopped by SIGTERM after {time.perf_counter() - start:.0f} s; no report")
+
+    signal.signal(signal.SIGTERM, stop)
 
     pipeline = Path(args.splits).is_dir() and Path(args.tokenizer).is_dir()
     report = run_benchmark(BenchOptions(
