@@ -30,6 +30,7 @@ from attention_lab.inference.translator import Translator
 from attention_lab.tracking.run import Run
 from attention_lab.tracking.run_file import read_run_file
 from attention_lab.tracking.store import MlflowParams, TrackingError, redact
+from attention_lab.tracking.views import mlflow_metric_name as shown
 from attention_lab.training import training_pass
 from attention_lab.training.averaging import SCORES, LastWeights, at_least_as_good, best_row
 from attention_lab.training.corpus_bleu import CorpusBLEU
@@ -105,9 +106,12 @@ def test_training_writes_model_reports_and_one_mlflow_run_with_every_param(paths
     run = new[0]
     assert json.loads((paths.out / "mlflow_run.json").read_text())["run_id"] == run.info.run_id
     assert run.info.status == "FINISHED"
-    assert {"train/loss", "train/nll", "val/bleu", "val/loss", "val/ppl", "train/tokens_per_s"} <= set(run.data.metrics)
+    # Lightning's keys under the names MLflow's chart sections show (tracking/views.py).
+    assert {shown(k) for k in ("train/loss", "train/nll", "val/bleu", "val/loss", "val/ppl", "train/tokens_per_s")} \
+        <= set(run.data.metrics)
+    assert run.info.run_name == "translator · rnn" and "translator" in run.data.tags["mlflow.note.content"]
     # Step losses are logged every `log_every_n_steps` (2) updates, each once, as train_loss.csv has them.
-    loss_steps = [m.step for m in MlflowClient().get_metric_history(run.info.run_id, "train/loss")]
+    loss_steps = [m.step for m in MlflowClient().get_metric_history(run.info.run_id, shown("train/loss"))]
     assert sorted(loss_steps) == list(range(2, metrics["updates"] + 1, 2))
     losses = (paths.reports / "train_loss.csv").read_text().splitlines()
     assert losses[0] == "step,minutes,loss,nll,lr"
@@ -115,7 +119,7 @@ def test_training_writes_model_reports_and_one_mlflow_run_with_every_param(paths
     # Every validation is a point of MLflow's curves, at the step of its history row.
     for metric, column in (("val/bleu", "val_bleu"), ("val/loss", "val_loss"), ("train/mean_loss", "train_loss"),
                            ("train/mean_nll", "train_nll")):
-        points = sorted((m.step, m.value) for m in MlflowClient().get_metric_history(run.info.run_id, metric))
+        points = sorted((m.step, m.value) for m in MlflowClient().get_metric_history(run.info.run_id, shown(metric)))
         assert [s for s, _ in points] == [int(r["step"]) for r in rows]
         assert [v for _, v in points] == pytest.approx([float(r[column]) for r in rows], rel=1e-6)
     params = run.data.params
@@ -520,7 +524,7 @@ def test_a_server_lost_mid_training_costs_no_model_and_a_rerun_records_the_run_w
         run = client.get_run(run_id)
         recorded = read_run_file(paths.out)
         assert recorded.run_id == run_id and recorded.model_id == Run(client, run_id).logged_model_id() is not None
-        assert run.info.status == "FINISHED" and "val/bleu" in run.data.metrics  # logged before the server went
+        assert run.info.status == "FINISHED" and shown("val/bleu") in run.data.metrics  # logged before the server went
         assert {a.path for a in client.list_artifacts(run_id, "reports")} == {
             "reports/history.csv", "reports/train_loss.csv", "reports/metrics.json"}
         assert client.list_artifacts(run_id, "config")[0].path == "config/train_seq2seq.json"

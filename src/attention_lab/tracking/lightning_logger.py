@@ -11,6 +11,7 @@ import pytorch_lightning as pl
 from pytorch_lightning.utilities import rank_zero_only
 
 from attention_lab.tracking import store as tracking
+from attention_lab.tracking.views import mlflow_metric_name, run_name
 
 STAGE = "train_seq2seq"
 
@@ -48,7 +49,8 @@ class TolerantMLFlowLogger(pl.loggers.MLFlowLogger):
 
     def log_metrics(self, metrics: Mapping[str, float], step: int | None = None) -> None:
         self.last_step = step
-        self._tolerant(super().log_metrics, metrics, step)
+        # Named for the UI's chart sections (`views.METRIC_NAMES`); history.csv keeps Lightning's keys.
+        self._tolerant(super().log_metrics, {mlflow_metric_name(k): v for k, v in metrics.items()}, step)
 
     def finalize(self, status: str = "success") -> None:
         self._tolerant(super().finalize, status)
@@ -62,4 +64,4 @@ def make_logger(mlflow: tracking.MlflowParams, client: object, run_id: str | Non
     if rank_zero_only.rank == 0:
         tracking.ensure_experiment(client, mlflow.experiment)
     return TolerantMLFlowLogger(experiment_name=mlflow.experiment, tracking_uri=tracking.tracking_uri(),
-                                run_id=run_id, run_name=tracking.run_name(STAGE), tags=tracking.run_tags(STAGE))
+                                run_id=run_id, run_name=run_name(STAGE), tags=tracking.run_tags(STAGE))

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from attention_lab.tracking.run_file import RunFile
+from attention_lab.tracking.views import run_name
 from attention_lab.tracking.store import (
     MAX_PARAM_LENGTH,
     PARENT_RUN_TAG,
@@ -22,7 +23,6 @@ from attention_lab.tracking.store import (
     client,
     ensure_experiment,
     redact,
-    run_name,
     run_tags,
     tracking_uri,
 )
@@ -73,10 +73,9 @@ class Run:
         if not self.client:
             return Run(None, None)
         experiment_id = self.client.get_run(self.run_id).info.experiment_id
-        # Named for its stage first: under the training run, which bears the experiment's name, a child named
-        # the same (DVC's made-up `bandy-tomb` twice) would read as a second training run.
-        name = stage if run_name(stage) == stage else f"{stage} · {run_name(stage)}"
-        run = self.client.create_run(experiment_id, run_name=name,
+        # Named for its stage first (`evaluate · bandy-tomb`): named for the DVC experiment alone, as its
+        # parent's name ends, it would read as a second training run.
+        run = self.client.create_run(experiment_id, run_name=run_name(stage),
                                      tags={**run_tags(stage), PARENT_RUN_TAG: self.run_id})
         return Run(self.client, run.info.run_id)
 

@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 
 from attention_lab.errors import UserError
+from attention_lab.tracking.views import NOTE_TAG, SHARED_VIEW_TAG, note, shared_view
 
 MAX_PARAM_LENGTH = 6000  # MLflow's limit on a param value
 # MLflow 3's experiment type: `custom_model_development` is what the UI's experiment-type setting
@@ -195,7 +196,7 @@ def ensure_experiment(tracking: Any, name: str) -> str:
         location = None if server_stores_artifacts(uri) else (repo_root() / "mlruns").as_uri()
         try:
             return tracking.create_experiment(name, artifact_location=location,
-                                              tags={EXPERIMENT_KIND_TAG: EXPERIMENT_KIND})
+                                              tags={EXPERIMENT_KIND_TAG: EXPERIMENT_KIND, SHARED_VIEW_TAG: shared_view()})
         except MlflowException as exc:
             experiment = tracking.get_experiment_by_name(name)
             if exc.error_code != "RESOURCE_ALREADY_EXISTS" or experiment is None:
@@ -206,17 +207,24 @@ def ensure_experiment(tracking: Any, name: str) -> str:
                             "or set another mlflow.experiment")
     if EXPERIMENT_KIND_TAG not in experiment.tags:  # an experiment from before this tag; a kind chosen in the UI stays
         tracking.set_experiment_tag(experiment.experiment_id, EXPERIMENT_KIND_TAG, EXPERIMENT_KIND)
+    if SHARED_VIEW_TAG not in experiment.tags:
+        tracking.set_experiment_tag(experiment.experiment_id, SHARED_VIEW_TAG, shared_view())
+    check_artifact_location(tracking.tracking_uri, experiment.artifact_location)
     return experiment.experiment_id
 
 
-def run_name(stage: str) -> str:
-    """A stage's run is named after its DVC experiment (`dvc exp run -n NAME`, or the name DVC
-    made up), otherwise after the stage."""
-    return os.environ.get("DVC_EXP_NAME") or stage
+def check_artifact_location(uri: str, location: str) -> None:
+    """MLflow stores artifact locations as absolute paths: in a copied or moved repository, the
+    experiment still points at the original's `mlruns`. New runs would write there, so this stops."""
+    own = repo_root() / "mlruns"
+    if uri == f"sqlite:///{repo_root() / 'mlflow.db'}" and location.startswith("file:") and \
+            location.endswith("/mlruns") and location != own.as_uri():
+        raise TrackingError(f"mlflow.db: the experiment's artifacts are at {location}, not this repository's "
+                            f"{own}: the project was copied or moved; run `python -m attention_lab.tracking.relocate`")
 
 
 def run_tags(stage: str) -> dict[str, str]:
-    tags = {"stage": stage, "git_commit": git_commit(), "corpus_md5": corpus_hash()}
+    tags = {"stage": stage, "git_commit": git_commit(), "corpus_md5": corpus_hash(), NOTE_TAG: note(stage)}
     if os.environ.get("DVC_EXP_NAME"):
         tags["dvc_experiment"] = os.environ["DVC_EXP_NAME"]
     return tags
