@@ -183,8 +183,10 @@ def test_corpus_words_are_runs_of_letters_in_small_letters():
 def test_a_pair_the_corpus_capitalises_inside_sentences_more_often_than_not_is_a_phrase():
     words = CorpusWords.of(["I live in New York.", "New York is big.", "Is it in New York?", "A new york.",
                             "We saw the White House.", "The white house is here.", "My white house.",
-                            "New Cars are here.", "Tom said I Am here."], [])
-    # `new york`: 2 of 3 inside a sentence; `white house`: 1 of 3; `new cars` only first; `I Am`: `I` says nothing.
+                            "New Cars are here.", "Tom said I Am here.", "We ate Big Apples.", "We ate big apples."],
+                           [])
+    # `new york`: 2 of 3 inside a sentence; `white house`: 1 of 3; `big apples` half: not more often than not;
+    # `new cars` only first; `I Am`: `I` says nothing.
     assert words.phrases == {"new york"}
     assert CorpusWords.from_payload(words.payload()) == words
     older = {key: value for key, value in words.payload().items() if key != "phrases"}  # a model file before them
