@@ -3,6 +3,7 @@ written with a dot is read as the corpus writes times."""
 
 import pytest
 import torch
+from conftest import linear_work
 
 from attention_lab.text.number_forms import ENGLISH, french_form, french_numbers, french_ordinals, read_times
 from attention_lab.inference.translator import Translator
@@ -97,3 +98,11 @@ def test_the_translator_reads_a_time_with_a_dot_as_one_with_a_colon(trained_mode
     translator = Translator.load(trained_model, "cpu")
     dotted, colon = translator.translate(["I see the cat at 10.30.", "I see the cat at 10:30."])
     assert dotted.src_pieces == colon.src_pieces and dotted.text == colon.text
+
+
+def test_a_line_of_clocks_is_read_in_linear_work():
+    """Each clock searched the whole line before it for the words that make it a time: n² steps."""
+    n = 100_000
+    with linear_work(5):  # linear: 0.6 s; quadratic: hours
+        assert read_times("10.30 " * n) == "10.30 " * n  # no word says any is a time
+        assert read_times("left at 10.30, " * n) == "left at 10:30, " * n

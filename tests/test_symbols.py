@@ -73,6 +73,14 @@ def test_a_long_line_of_runs_is_taken_out_in_linear_work():
         assert text == " ".join(["a"] * n) and [c.word for c in carried] == [None, *range(1, n)]
 
 
+def test_a_long_line_of_digit_groups_is_taken_out_in_linear_work():
+    """A phone number's groups were tried from each group of a line of them, to its end: n² steps."""
+    n = 100_000
+    with linear_work(5):  # linear: 0.4 s; quadratic: hours
+        assert take_out("12 " * n + "1", str.isascii) == (("12 " * n + "1"), ())  # no phone number: all read
+    assert take_out("Call 06 12 34 56 78 now.", str.isascii)[1] == (Carried("06 12 34 56 78", 1, False, False),)
+
+
 @pytest.mark.parametrize("text, kept, run", [
     ("Write to tom.smith@example.com.", "Write to.", Carried("tom.smith@example.com", 1, True, False)),
     ("Visit www.example.com for more.", "Visit for more.", Carried("www.example.com", 1, False, False)),

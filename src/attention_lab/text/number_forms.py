@@ -24,6 +24,7 @@ MONEY = re.compile(r"\b(?i:dollars?|euros?|pounds?|yen|cents?|pence|prices?|pric
                    r"|sold|sells?|paid|pays?|bought|buys?|worth)\b")
 RANGE = re.compile(rf"\b(?i:from|between) (?P<start>{_CLOCK}) (?i:to|and|till|until) (?P<end>{_CLOCK})")
 AT = re.compile(r"\b(?i:at|until|till|before|after|around) $")
+LOOK_BACK = 24  # the longest of SCHEDULE and AT (`departed at `) with room to spare: `\b` sees before it
 SCHEDULE = re.compile(r"\b(?i:opens?|opened|closes?|closed|starts?|started|begins?|began|ends?|ended|leaves?|left"
                       r"|arrives?|arrived|departs?|departed) at $")
 # After the time, the sentence's end, a clause's or a word of time: not `and`, `in` or `on May`, which a
@@ -41,9 +42,13 @@ def read_times(sentence: str) -> str:
     money, ranged = MONEY.search(sentence), {m.start(k) for m in RANGE.finditer(sentence) for k in ("start", "end")}
 
     def read(match: re.Match) -> str:
-        before, after = sentence[: match.start()], sentence[match.end() :]
-        timed = SAID.match(after) or not money and (
-            match.start() in ranged or SCHEDULE.search(before) or AT.search(before) and AFTER.match(after))
+        # The words before a clock are looked for in the few characters before it, and what follows is matched in
+        # place: a slice or a search of the whole prefix at each clock made a line of clocks quadratic.
+        start, end = match.start(), match.end()
+        before = max(0, start - LOOK_BACK)
+        timed = SAID.match(sentence, end) or not money and (
+            start in ranged or SCHEDULE.search(sentence, before, start)
+            or AT.search(sentence, before, start) and AFTER.match(sentence, end))
         return match.group().replace(".", ":") if timed else match.group()
 
     return CLOCK.sub(read, sentence)
