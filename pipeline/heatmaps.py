@@ -1,6 +1,6 @@
 """Stage `heatmaps`: trained model -> attention heatmap PNGs (one per sentence, plus a grid) and the
-attention explorer page (`explorer.html`: those sentences and the test split's worst and best
-translations, every layer and head).
+attention explorer page (`explorer.html`: those sentences and, in each source-length bucket, the test
+split's worst and best translations, every layer and head).
 
 MLflow: the files join the training run and a child run of it (`tracking.run.child_run`).
 """
@@ -59,8 +59,8 @@ def main() -> None:
         translator = Translator.load(args.model)
         figures, grid = attention_figures(translator, params.sentences, params.search)
         figures["grid.png"] = grid
-        entries = [Entry(s, "heatmaps.sentences") for s in params.sentences]
-        entries += scored_sample(translations, params.test_sample)
+        entries = [Entry(s, "your sentences (params heatmaps.sentences)") for s in params.sentences]
+        entries += scored_sample(translations, params.test_sample, params.length_buckets)
         about = identity(translator, params.search, training.run_id,
                          training.tag("git_commit") or tracking.git_commit(), metrics)
         explorer = page("Attention explorer", about, translator, explored(translator, entries, params.search))

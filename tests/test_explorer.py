@@ -1,6 +1,7 @@
 """The attention explorer page's data: the weights it embeds are the translations', every map the
-model computes; it needs no network; the test split's sample is its worst and best by chrF; the stage
-refuses unreadable evaluation reports in one line and writes nothing."""
+model computes; it needs no network; the test split's sample is its worst and best by chrF in each
+length bucket, scored as evaluate's translations table; the stage refuses unreadable evaluation reports
+in one line and writes nothing."""
 
 import json
 import re
@@ -91,7 +92,10 @@ def test_the_page_needs_no_network_and_its_data_survives_any_text(transformer_mo
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text), "the page loads something"
     # MLflow shows it in a frame sandboxed to scripts alone: storage, cookies or the frame's parents would throw.
     assert not re.search(r"<link\b|@import|\bfetch\(|XMLHttpRequest|localStorage|sessionStorage|indexedDB|"
-                         r"document\.cookie|\blocation\b|window\.(top|parent)", text)
+                         r"document\.cookie|\blocation\b(?!\.hash)|window\.(top|parent)", text)
+    # Its own URL's hash alone, each use inside a try: a sandboxed frame may refuse it (browser tests run one).
+    for use in re.finditer(r"location\.hash|history\.replaceState", text):
+        assert 0 <= use.start() - text.rfind("try {", 0, use.start()) < 120, use.group()
 
 
 def test_the_chrf_shown_is_the_pages_own_beam_translation_against_the_references(transformer_model):
@@ -105,18 +109,53 @@ def test_the_chrf_shown_is_the_pages_own_beam_translation_against_the_references
     assert read_page_data(explorer_page(transformer_model, ["Go."])[1])["sentences"][0]["chrf"] is None
 
 
-def test_the_test_sample_is_the_worst_and_the_best_by_sentence_chrf():
+def test_the_test_sample_is_the_worst_and_the_best_by_sentence_chrf_in_each_length_bucket():
     refs = ["le chat noir dort", "je vois la mer", "nous aimons le livre", "il pleut", "elle lit un roman"]
     hyps = ["le chat noir dort", "je vois", "xyz", "il pleut fort", "elle lit le roman"]
-    translations = pd.DataFrame({"source": [f"s{i}" for i in range(5)], "hypothesis": hyps,
-                                 "references": [f"{r} ||| autre {r}" for r in refs]})
-    sample = scored_sample(translations, 2)
-    assert [e.source for e in sample] == ["s2", "s1", "s0", "s3"]
-    assert [e.group for e in sample] == ["worst chrF (beam)"] * 2 + ["best chrF (beam)"] * 2
+    long = ("We walked for a very long time along the river before the storm came and we ran home to our family"
+            " that night")
+    translations = pd.DataFrame({"source": [f"s{i}" for i in range(5)] + [long, long + " again"],
+                                 "hypothesis": hyps + ["nous marchions", "xyz"],
+                                 "references": [f"{r} ||| autre {r}" for r in refs] + ["nous avons marché"] * 2})
+    sample = scored_sample(translations, 2, (5, 10, 20))
+    assert [e.source for e in sample] == ["s2", "s1", "s0", "s3", long + " again", long]
+    assert [e.group for e in sample] == (["test split, 1–5 words: worst chrF (beam)"] * 2
+                                         + ["test split, 1–5 words: best chrF (beam)"] * 2
+                                         + ["test split, 21+ words: worst chrF (beam)"] * 2)
     assert sample[0].references == ("nous aimons le livre", "autre nous aimons le livre")
-    everything = scored_sample(translations, 4)  # more than half: each sentence listed once
-    assert sorted(e.source for e in everything) == [f"s{i}" for i in range(5)]
+    everything = scored_sample(translations, 4, (5,))  # more than half a bucket: each sentence listed once
+    assert sorted(e.source for e in everything) == sorted(translations["source"])
     assert scored_sample(translations, 0) == []
+
+
+def test_evaluates_table_and_the_page_score_a_sentence_alike(transformer_model):
+    """One sentence score: evaluate's translations table's `sentence_chrf` is the page's chrF of the same text."""
+    from attention_lab.evaluation.bleu import sentence_chrf
+
+    assert sentence_chrf("Colol !", ["Calmez-vous !"]) < 10  # sentence BLEU gave it 50 for its `!`
+    refs = ["Je vois le chat.", "Je vois un chat."]
+    sentence = read_page_data(explorer_page(transformer_model, ["I see the cat."], refs)[1])["sentences"][0]
+    assert sentence["chrf"] == sentence_chrf(sentence["results"][-1]["text"], refs)
+
+
+def test_the_png_heatmaps_draw_weights_on_the_pages_0_to_1_scale_with_one_colour_bar(transformer_model):
+    from attention_lab.evaluation.heatmaps import attention_figures
+
+    figures, grid = attention_figures(Translator.load(transformer_model, "cpu"), ["Go.", "I see the cat."], SEARCH)
+    for name, figure in [*figures.items(), ("grid", grid)]:
+        images = [image for ax in figure.axes for image in ax.images]
+        assert len(images) > 1 and all(i.get_clim() == (0.0, 1.0) and i.get_cmap().name == "Blues" for i in images)
+        assert [ax.get_label() for ax in figure.axes].count("<colorbar>") == 1, name
+
+
+@pytest.mark.parametrize("buckets", [[], [5, 5, 10], [10, 5], [0, 5]])
+def test_length_buckets_must_increase_from_one_word(buckets, tmp_path):
+    from attention_lab.config import ConfigError, load_section
+    from attention_lab.evaluation.heatmaps import HeatmapParams
+
+    (tmp_path / "params.yaml").write_text(json.dumps({"heatmaps": {"length_buckets": buckets}}))
+    with pytest.raises(ConfigError, match="heatmaps.length_buckets"):
+        load_section(tmp_path / "params.yaml", "heatmaps", HeatmapParams)
 
 
 def test_the_identity_names_the_model_the_run_and_the_test_scores(transformer_model, monkeypatch):

@@ -4,9 +4,9 @@ every attention map the model computes: a recurrent decoder's additive attention
 2015, §3.1; d2l §11.4), or a Transformer's cross-attention, encoder self-attention and decoder masked
 self-attention by layer and head (Vaswani et al. 2017, §3.2.3; d2l §11.7.6).
 
-The `heatmaps` stage writes it for `heatmaps.sentences` and the test split's worst and best
-translations by sentence chrF; `attention-lab translate --html` for the sentences typed. Weights are
-kept in thousandths: a page of 50 sentences of the Transformer stays well under a few MB.
+The `heatmaps` stage writes it for `heatmaps.sentences` and, in each source-length bucket, the test
+split's worst and best translations by sentence chrF; `attention-lab translate --html` for the sentences
+typed. Weights are kept in thousandths: a page of 50 sentences of the Transformer stays well under a few MB.
 """
 
 from __future__ import annotations
@@ -45,21 +45,39 @@ class Entry:
     references: tuple[str, ...] = ()
 
 
-def scored_sample(translations: pd.DataFrame, count: int) -> list[Entry]:
-    """The `count` worst and `count` best beam translations of `evaluate`'s translations.tsv
-    (columns source, hypothesis, references joined by ` ||| `) by sentence chrF: the worst first, worst
-    to better, then the best, best to worse; a split of fewer than 2·count sources lists each once."""
-    from sacrebleu.metrics import CHRF
+def bucket_label(words: int, bounds: Sequence[int]) -> str:
+    """The length bucket of a source of `words` words: `1–5`, `6–10`, ..., `21+` for bounds (5, 10, 20)."""
+    low = 1
+    for bound in bounds:
+        if words <= bound:
+            return f"{low}–{bound}"
+        low = bound + 1
+    return f"{low}+"
 
-    chrf = CHRF()
+
+def scored_sample(translations: pd.DataFrame, count: int, bounds: Sequence[int] = (5, 10, 20)) -> list[Entry]:
+    """In each source-length bucket (words as evaluate counts them, `bounds` the buckets' upper bounds), the
+    `count` worst and `count` best beam translations of `evaluate`'s translations.tsv (columns source, hypothesis,
+    references joined by ` ||| `) by sentence chrF: the worst first, worst to better, then the best, best to worse;
+    a bucket of fewer than 2·count sources lists each once. Buckets short to long: a long sentence is always shown
+    where the split has one (its worst are otherwise all short, its best all chrF 100)."""
+    from attention_lab.data.splits import word_count
+    from attention_lab.evaluation.bleu import sentence_chrf
+
     refs = [tuple(r.split(" ||| ")) for r in translations["references"]]
-    scores = [chrf.sentence_score(hyp, list(r)).score for hyp, r in zip(translations["hypothesis"], refs)]
-    order = sorted(range(len(scores)), key=scores.__getitem__)
-    worst = order[:count]
-    best = order[count:][::-1][:count]
+    scores = [sentence_chrf(hyp, r) for hyp, r in zip(translations["hypothesis"], refs)]
     sources = list(translations["source"])
-    return ([Entry(sources[i], "worst chrF (beam)", refs[i]) for i in worst]
-            + [Entry(sources[i], "best chrF (beam)", refs[i]) for i in best])
+    buckets: dict[str, list[int]] = {bucket_label(b, bounds): [] for b in bounds}
+    buckets[f"{bounds[-1] + 1 if bounds else 1}+"] = []
+    for i, source in enumerate(sources):
+        buckets[bucket_label(word_count(source), bounds)].append(i)
+    entries = []
+    for label, members in buckets.items():
+        order = sorted(members, key=scores.__getitem__)
+        worst, best = order[:count], order[count:][::-1][:count]
+        entries += [Entry(sources[i], f"test split, {label} words: worst chrF (beam)", refs[i]) for i in worst]
+        entries += [Entry(sources[i], f"test split, {label} words: best chrF (beam)", refs[i]) for i in best]
+    return entries
 
 
 def thousandths(maps: np.ndarray | None) -> list[list[int]] | None:
@@ -93,7 +111,7 @@ def explored(translator: Translator, entries: Sequence[Entry], search: SearchPar
     """Each entry translated greedily and with `search`'s beam (if wider than 1) with `glossary`'s terms, every
     attention map kept, and, with references, the last search's sentence chrF. The source's pieces and its encoder
     self-attention depend on the source alone: kept once per sentence."""
-    from sacrebleu.metrics import CHRF
+    from attention_lab.evaluation.bleu import sentence_chrf  # evaluate's translations table's score
 
     sources = [e.source for e in entries]
     searches = {"greedy": replace(search, beam_size=1)}
@@ -102,9 +120,8 @@ def explored(translator: Translator, entries: Sequence[Entry], search: SearchPar
     results = {name: translator.translate(sources, s, maps=True, self_maps=True, glossary=glossary)
                for name, s in searches.items()}
     last = results[list(searches)[-1]]
-    chrf = CHRF()
     return [{"source": e.source, "group": e.group, "references": list(e.references),
-             "chrf": round(chrf.sentence_score(last[i].text, list(e.references)).score, 1) if e.references else None,
+             "chrf": sentence_chrf(last[i].text, e.references) if e.references else None,
              "src": last[i].src_pieces, "encoder": thousandths(last[i].encoder_maps),
              "results": [result_data(results[name][i], name) for name in searches]}
             for i, e in enumerate(entries)]

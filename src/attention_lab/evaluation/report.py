@@ -25,7 +25,7 @@ from attention_lab.evaluation.bleu import (
     D2L_EXAMPLES,
     corpus_scores,
     d2l_bleu,
-    sentence_bleu,
+    sentence_chrf,
 )
 from attention_lab.inference.translation import Translation
 from attention_lab.inference.translator import SearchParams, SourceTooLong, Translator
@@ -90,7 +90,7 @@ def score_test_split(translator: Translator, test: pd.DataFrame,
     beam = outputs["beam"]
     rows = pd.DataFrame({
         "source": src_text, "hypothesis": [t.text for t in beam], "references": [" ||| ".join(r) for r in refs],
-        "sentence_bleu": [sentence_bleu(t.text, r) for t, r in zip(beam, refs)],
+        "sentence_chrf": [sentence_chrf(t.text, r) for t, r in zip(beam, refs)],
         "bucket": [bucket_label(word_count(s), params.length_buckets) for s in src_text]})
     buckets = []
     for label, group in rows.groupby("bucket", sort=False):
