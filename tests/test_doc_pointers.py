@@ -174,6 +174,19 @@ def test_every_params_key_has_a_comment():
     assert undocumented_keys((REPO / "params.yaml").read_text(encoding="utf-8")) == []
 
 
+def unlisted_scripts(index: str, names: list[str]) -> list[str]:
+    """Scripts of docs/scripts/ that its README's table does not name (one row each, what it measures)."""
+    rows = [line for line in index.splitlines() if line.startswith("| ")]
+    return [name for name in names if not any(f"`{name}`" in row for row in rows)]
+
+
+def test_every_script_has_its_line_in_the_scripts_readme():
+    folder = REPO / "docs/scripts"
+    names = sorted(p.name for p in folder.iterdir() if p.suffix in (".py", ".sh"))
+    assert names and unlisted_scripts((folder / "README.md").read_text(encoding="utf-8"), names) == []
+    assert unlisted_scripts("| `a.py` | measures a |\n", ["a.py", "b.sh"]) == ["b.sh"]
+
+
 def test_the_readme_tests_docstring_states_its_cap():
     source = (REPO / "tests/test_readme.py").read_text(encoding="utf-8")
     [cap] = re.findall(r"^MAX_LINES = (\d+)", source, flags=re.M)
