@@ -17,7 +17,7 @@ TORCH  := $(shell grep -o '"torch==[^"]*"' pyproject.toml | tr -d '"')
 UV     := uv==0.13.9
 TORCH_INDEX ?=
 
-.PHONY: setup repro test bench bench-d2l clean
+.PHONY: setup repro test bench bench-d2l clean plots
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml
@@ -32,6 +32,11 @@ $(STAMP): pyproject.toml
 repro: setup
 	@if [ -n "$(CORPUS)" ]; then $(BIN)/dvc remote modify --local corpus url "$$(realpath $(CORPUS))"; fi
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/dvc repro
+
+# dvc_plots/index.html from the pipeline's outputs, readable offline: .dvc/config's plots.html_template is
+# .dvc/plots/offline.html, which inlines Vega (docs/scripts/dvc_plots_template.py writes it).
+plots: setup
+	$(BIN)/dvc plots show
 
 # The suite on every core (pytest-xdist), a test file to a worker, in collection order: the longest
 # files first (tests/conftest.py). A file's module-scoped fixtures are built once and the

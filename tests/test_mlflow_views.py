@@ -98,7 +98,8 @@ def test_a_copied_repository_reads_its_own_artifacts_after_one_command(own_store
                                .split("/mlruns/")[1].split("/"), "note.txt").write_text("copy")
     monkeypatch.setenv("DVC_ROOT", str(copy))
     monkeypatch.setenv("MLFLOW_TRACKING_URI", f"sqlite:///{copy / 'mlflow.db'}")
-    with pytest.raises(tracking.TrackingError, match=r"copied or moved; run `python -m attention_lab.tracking.relocate`"):
+    command = r"copied or moved; run `python -m attention_lab\.tracking\.relocate`"
+    with pytest.raises(tracking.TrackingError, match=command):
         mlflow_run.Run.create(tracking.MlflowParams(experiment="copied"), "train_nw")
     done = subprocess.run([sys.executable, "-m", "attention_lab.tracking.relocate"], cwd=copy, capture_output=True,
                           text=True, timeout=60)

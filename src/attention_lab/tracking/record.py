@@ -58,8 +58,13 @@ def record_training(run_id: str | None, experiment: str, model_file: Path, confi
 
 
 def figure_pixels(figure: Any) -> Any:
-    """A matplotlib figure as an RGB array, what `MlflowClient.log_image` takes."""
-    import numpy as np
+    """A matplotlib figure as a PIL image, what `MlflowClient.log_image` takes (the project's figures have
+    no pyplot canvas to read pixels from: drawn through PNG)."""
+    import io
 
-    figure.canvas.draw()
-    return np.asarray(figure.canvas.buffer_rgba())[..., :3].copy()
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    buffer.seek(0)
+    return Image.open(buffer).convert("RGB")

@@ -195,8 +195,8 @@ def ensure_experiment(tracking: Any, name: str) -> str:
         uri = tracking.tracking_uri
         location = None if server_stores_artifacts(uri) else (repo_root() / "mlruns").as_uri()
         try:
-            return tracking.create_experiment(name, artifact_location=location,
-                                              tags={EXPERIMENT_KIND_TAG: EXPERIMENT_KIND, SHARED_VIEW_TAG: shared_view()})
+            tags = {EXPERIMENT_KIND_TAG: EXPERIMENT_KIND, SHARED_VIEW_TAG: shared_view()}
+            return tracking.create_experiment(name, artifact_location=location, tags=tags)
         except MlflowException as exc:
             experiment = tracking.get_experiment_by_name(name)
             if exc.error_code != "RESOURCE_ALREADY_EXISTS" or experiment is None:
