@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -142,18 +143,25 @@ def test_repro_runs_every_stage(repo):
     client, runs = seq2seq_runs(root)
     assert len(runs) == 1
     run_ = runs[0]
-    assert {"val/bleu", "train/loss", "test.beam.bleu", "test.greedy.chrf"} <= set(run_.data.metrics)
+    assert {"learning curves/BLEU valid", "training/loss trained on", "test.beam.bleu", "test.greedy.chrf"} \
+        <= set(run_.data.metrics)
+    # Named and described for what it is, apart from the Nadaraya-Watson run; a chart draws both losses.
+    assert run_.info.run_name == "translator · rnn"
+    assert "heatmaps/explorer.html" in run_.data.tags["mlflow.note.content"]
+    images = [a.path for a in client.list_artifacts(run_.info.run_id, "images")]
+    assert any(p.startswith("images/learning curves~NLL train and valid figure+step+0+") for p in images), images
     # Settings and counts are tags, not single-point metric charts.
     assert not {"test.sources", "test.references", "test.beam.beam_size"} & set(run_.data.metrics)
     assert run_.data.tags["test.beam.beam_size"] == "3" and run_.data.tags["test.sources"] == str(test["sources"])
     # Every validation is a point of MLflow's curves, at history.csv's steps.
     steps = [int(line.split(",")[0]) for line in history[1:]]
-    assert sorted(m.step for m in client.get_metric_history(run_.info.run_id, "val/bleu")) == steps
+    assert sorted(m.step for m in client.get_metric_history(run_.info.run_id, "learning curves/BLEU valid")) == steps
     heatmaps = {a.path for a in client.list_artifacts(run_.info.run_id, "heatmaps")}
     assert {"heatmaps/grid.png", "heatmaps/explorer.html"} <= heatmaps
     # Each stage's child run is named for its stage, and holds its files too.
     children = client.search_runs([run_.info.experiment_id], f"tags.mlflow.parentRunId = '{run_.info.run_id}'")
     assert sorted(c.info.run_name for c in children) == ["evaluate", "heatmaps"]
+    assert all(c.data.tags["mlflow.note.content"].startswith(f"Stage `{c.info.run_name}`") for c in children)
     child = next(c for c in children if c.info.run_name == "heatmaps")
     assert "heatmaps/explorer.html" in {a.path for a in client.list_artifacts(child.info.run_id, "heatmaps")}
     explorer = read_page_data((root / "reports/heatmaps/explorer.html").read_text(encoding="utf-8"))
@@ -163,6 +171,7 @@ def test_repro_runs_every_stage(repo):
         f"{evaluation['beam']['bleu']} ({evaluation['greedy']['bleu']})"
     nw = client.search_runs([run_.info.experiment_id], "tags.stage = 'train_nw'")
     assert len(nw) == 1 and "gaussian.mse_truth" in nw[0].data.metrics
+    assert nw[0].info.run_name == "nadaraya-watson" and "Nadaraya-Watson" in nw[0].data.tags["mlflow.note.content"]
 
 
 def test_the_nw_stage_wrote_metrics_figures_models_and_one_mlflow_run(repo):
@@ -338,6 +347,43 @@ def test_evaluate_only_experiments_never_retrain(repo, tmp_path):
     bleu = lambda rev: rev["data"]["metrics"]["reports/evaluate/metrics.json"]["data"]["beam"]["bleu"]  # noqa: E731
     assert search(experiments["greedy"])["beam_size"] == 1 and search(experiments["short"])["length_penalty"] == 0.6
     assert all(isinstance(bleu(experiments[n]), float) for n in ("greedy", "short"))
+
+
+def test_dvc_plots_draw_every_chart_offline_and_images_fit_the_page(repo, tmp_path):
+    """`dvc plots show` fills .dvc/plots/offline.html (plots.html_template in .dvc/config), Vega inlined:
+    with every request beyond loopback and local files refused, each chart of dvc.yaml draws (an svg
+    or canvas with a height), and no image runs past a 1400-px window."""
+    root, env = repo
+    run(["dvc", "plots", "show", "-o", str(tmp_path / "plots")], root, env)
+    index = tmp_path / "plots" / "index.html"
+    assert "cdn.jsdelivr" not in index.read_text()
+    charts = sum(isinstance(plot, dict) for plot in yaml.safe_load((root / "dvc.yaml").read_text())["plots"])
+    refused = []
+
+    def local_only(route):
+        url = route.request.url
+        if url.startswith(("file:", "data:", "blob:", "about:")) or \
+                urllib.parse.urlsplit(url).hostname in ("127.0.0.1", "localhost", "::1"):
+            route.continue_()
+        else:
+            refused.append(url)
+            route.abort()
+
+    with browser() as chrome:
+        watched = WatchedPage(chrome, width=1400, height=1000)
+        page = watched.page
+        page.route("**/*", local_only)
+        page.goto(index.as_uri())
+        page.wait_for_function("[...document.images].every(image => image.complete)", timeout=60_000)
+        page.wait_for_timeout(1000)  # vega-embed draws asynchronously
+        heights = page.eval_on_selector_all(
+            ".vega-embed", "boxes => boxes.map(box => (box.querySelector('svg, canvas') || {getBoundingClientRect: "
+            "() => ({height: 0})}).getBoundingClientRect().height)")
+        widest = page.evaluate("Math.max(...[...document.images].map(image => image.getBoundingClientRect().right))")
+        page_width = page.evaluate("document.documentElement.scrollWidth")
+    assert len(heights) == charts and all(height > 0 for height in heights), (heights, refused, watched.errors)
+    assert widest <= 1400 and page_width <= 1400
+    assert not watched.errors and not refused
 
 
 def get_json(url):
