@@ -175,7 +175,8 @@ def test_the_search_box_filters_sentences_by_any_of_their_texts(opened):
 
 def test_a_recurrent_page_shows_its_additive_attention_alone(opened):
     page, data = opened("recurrent")
-    assert page.locator("#kind option").all_inner_texts() == [data["attention"]] == ["additive attention (decoder → source)"]
+    kinds = page.locator("#kind option").all_inner_texts()
+    assert kinds == [data["attention"]] == ["additive attention (decoder → source)"]
     assert not page.locator("#layer").is_visible() and not page.locator("#head").is_visible()
     sentence = data["sentences"][0]
     result = sentence["results"][0]  # greedy
@@ -338,3 +339,27 @@ def test_arrow_keys_and_j_k_move_through_the_sentences_the_search_box_leaves(ope
     page.keyboard.press("ArrowDown")  # from the search box too
     expect(current).to_have_attribute("data-index", str(left[min(1, len(left) - 1)]))
     assert page.locator("#filter").input_value() == query  # j and k there are typed, not keys
+
+
+def test_the_rows_a_glossary_term_wrote_are_underlined(chrome, transformer_model, tmp_path):
+    from test_explorer import SEARCH
+
+    from attention_lab.evaluation.explorer import Entry, explored, identity, page
+    from attention_lab.inference.translator import Translator
+    from attention_lab.text.glossary import Glossary
+
+    (tmp_path / "terms.tsv").write_text("book\tlivre\n", encoding="utf-8")
+    translator = Translator.load(transformer_model, "cpu")
+    glossary = Glossary.load(tmp_path / "terms.tsv")
+    sentences = explored(translator, [Entry("We like the book.", "typed")], SEARCH, glossary)
+    text = page("t", identity(translator, SEARCH), translator, sentences)
+    (tmp_path / "page.html").write_text(text, encoding="utf-8")
+    watched = WatchedPage(chrome)
+    watched.page.goto((tmp_path / "page.html").as_uri())
+    beam = sentences[0]["results"][-1]
+    assert beam["terms"] and "livre" in beam["text"]
+    rows = watched.page.locator(".panel").nth(1).locator("tbody th")
+    lines = rows.evaluate_all("ths => ths.map(th => getComputedStyle(th.querySelector('.piece')).textDecorationLine)")
+    assert [i for i, line in enumerate(lines) if line == "underline"] == beam["terms"]
+    assert not watched.errors, watched.errors
+    watched.page.close()
