@@ -70,7 +70,7 @@ def test_runs_are_named_and_described_and_the_experiment_saves_the_bleu_view(own
     assert "`wight-hajj`" in views.note("train_seq2seq", "rnn")
     experiment = client.get_experiment_by_name("views")
     saved = json.loads(experiment.tags[views.SHARED_VIEW_TAG])
-    assert saved["orderByKey"] == "metrics.`test.beam.bleu`" and saved["orderByAsc"] is False
+    assert saved["orderByKey"] == "attributes.start_time" and saved["orderByAsc"] is False
     assert {"metrics.`test.beam.bleu`", "metrics.`test.beam.chrf`"} <= set(saved["selectedColumns"])
 
 

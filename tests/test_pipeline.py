@@ -376,8 +376,9 @@ def test_dvc_plots_draw_every_chart_offline_and_images_fit_the_page(repo, tmp_pa
         page.goto(index.as_uri())
         page.wait_for_function("[...document.images].every(image => image.complete)", timeout=60_000)
         page.wait_for_timeout(1000)  # vega-embed draws asynchronously
+        # A Vega view draws into one canvas (or svg) of class `marks`; vega-embed's menu icon is another svg.
         heights = page.eval_on_selector_all(
-            ".vega-embed", "boxes => boxes.map(box => (box.querySelector('svg, canvas') || {getBoundingClientRect: "
+            ".vega-embed", "boxes => boxes.map(box => (box.querySelector('.marks') || {getBoundingClientRect: "
             "() => ({height: 0})}).getBoundingClientRect().height)")
         widest = page.evaluate("Math.max(...[...document.images].map(image => image.getBoundingClientRect().right))")
         page_width = page.evaluate("document.documentElement.scrollWidth")

@@ -207,7 +207,7 @@ def ensure_experiment(tracking: Any, name: str) -> str:
                             "or set another mlflow.experiment")
     if EXPERIMENT_KIND_TAG not in experiment.tags:  # an experiment from before this tag; a kind chosen in the UI stays
         tracking.set_experiment_tag(experiment.experiment_id, EXPERIMENT_KIND_TAG, EXPERIMENT_KIND)
-    if SHARED_VIEW_TAG not in experiment.tags:
+    if experiment.tags.get(SHARED_VIEW_TAG) != shared_view():  # this version's view
         tracking.set_experiment_tag(experiment.experiment_id, SHARED_VIEW_TAG, shared_view())
     check_artifact_location(tracking.tracking_uri, experiment.artifact_location)
     return experiment.experiment_id

@@ -84,7 +84,10 @@ def note(stage: str, arch: str | None = None) -> str:
 
 
 def shared_view() -> str:
-    """The runs-table view `?viewStateShareKey=bleu` opens: the test and valid BLEU and chrF columns,
-    the best test BLEU first (column keys as the UI writes them: metrics.`name`)."""
-    columns = ["attributes.`Source`", "attributes.`Models`", *(f"metrics.`{key}`" for key in TABLE_METRICS)]
-    return json.dumps({"orderByKey": "metrics.`test.beam.bleu`", "orderByAsc": False, "selectedColumns": columns})
+    """The runs-table view `?viewStateShareKey=bleu` opens: the test and valid BLEU and chrF columns
+    (keys as the UI writes them: metrics.`name`), newest run first: sorted by a metric, the table lists
+    the evaluations' child runs beside the training runs instead of under them. No Source, Models
+    or Dataset column: the table draws only the columns its width holds, and at 1400 px with the
+    UI's assistant panel open those pushed the last BLEU columns out of sight."""
+    columns = [f"metrics.`{key}`" for key in TABLE_METRICS]
+    return json.dumps({"orderByKey": "attributes.start_time", "orderByAsc": False, "selectedColumns": columns})
