@@ -72,6 +72,8 @@ def test_runs_are_named_and_described_and_the_experiment_saves_the_bleu_view(own
     saved = json.loads(experiment.tags[views.SHARED_VIEW_TAG])
     assert saved["orderByKey"] == "attributes.start_time" and saved["orderByAsc"] is False
     assert {"metrics.`test.beam.bleu`", "metrics.`test.beam.chrf`"} <= set(saved["selectedColumns"])
+    assert saved["columnWidths"]["attributes.`Run Name`"] >= 300  # room for `translator · transformer · NAME`
+    assert set(saved["selectedColumns"]) <= set(saved["columnOrder"])  # widths apply to listed columns only
 
 
 def test_the_lightning_logger_logs_under_the_ui_names(own_store):

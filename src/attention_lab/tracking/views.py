@@ -90,4 +90,8 @@ def shared_view() -> str:
     or Dataset column: the table draws only the columns its width holds, and at 1400 px with the
     UI's assistant panel open those pushed the last BLEU columns out of sight."""
     columns = [f"metrics.`{key}`" for key in TABLE_METRICS]
-    return json.dumps({"orderByKey": "attributes.start_time", "orderByAsc": False, "selectedColumns": columns})
+    # Widths apply to the columns the order lists (AG Grid's column ids): the run name gets room for
+    # `translator · transformer · NAME`, which the default width cuts after the architecture.
+    order = ["0", "attributes.`Run Name`", "runDateAndNestInfo", "duration", *columns]
+    return json.dumps({"orderByKey": "attributes.start_time", "orderByAsc": False, "selectedColumns": columns,
+                       "columnOrder": order, "columnWidths": {"attributes.`Run Name`": 320}})
