@@ -41,7 +41,6 @@ def test_learning_curves_are_the_first_section_and_the_losses_are_neighbours():
     assert all(key.startswith("test.") for key in layout[-1][1])
     assert all(set(key) <= set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_/. -")
                for key in keys)  # what Lightning's logger keeps of a key
-    assert views.LOSS_IMAGE_KEY.startswith(views.LEARNING_CURVES + "/")
 
 
 def test_run_names_say_what_each_run_is(monkeypatch):

@@ -145,11 +145,10 @@ def test_repro_runs_every_stage(repo):
     run_ = runs[0]
     assert {"learning curves/BLEU valid", "training/loss trained on", "test.beam.bleu", "test.greedy.chrf"} \
         <= set(run_.data.metrics)
-    # Named and described for what it is, apart from the Nadaraya-Watson run; a chart draws both losses.
+    # Named and described for what it is, apart from the Nadaraya-Watson run; a figure draws both losses.
     assert run_.info.run_name == "translator · rnn"
     assert "heatmaps/explorer.html" in run_.data.tags["mlflow.note.content"]
-    images = [a.path for a in client.list_artifacts(run_.info.run_id, "images")]
-    assert any(p.startswith("images/learning curves~NLL train and valid figure+step+0+") for p in images), images
+    assert "figures/loss.png" in {a.path for a in client.list_artifacts(run_.info.run_id, "figures")}
     # Settings and counts are tags, not single-point metric charts.
     assert not {"test.sources", "test.references", "test.beam.beam_size"} & set(run_.data.metrics)
     assert run_.data.tags["test.beam.beam_size"] == "3" and run_.data.tags["test.sources"] == str(test["sources"])

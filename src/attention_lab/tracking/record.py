@@ -14,7 +14,7 @@ from typing import Any
 from attention_lab.tracking.run import Run
 from attention_lab.tracking.run_file import RunFile, write_run_file
 from attention_lab.tracking.store import TrackingError, connect, reason, redact, tracking_uri
-from attention_lab.tracking.views import LOSS_IMAGE_KEY, NOTE_TAG, note, run_name
+from attention_lab.tracking.views import NOTE_TAG, note, run_name
 
 
 def record_training(run_id: str | None, experiment: str, model_file: Path, config: dict[str, dict],
@@ -40,8 +40,6 @@ def record_training(run_id: str | None, experiment: str, model_file: Path, confi
             run.log_artifact(path, "reports")
         for name, figure in (figures or {}).items():
             run.log_figure(figure, name)
-        if "figures/loss.png" in (figures or {}):  # also a chart, last in the learning curves' section
-            run.client.log_image(run_id, figure_pixels(figures["figures/loss.png"]), key=LOSS_IMAGE_KEY, step=0)
         # Named and described for its architecture, which the run's start (Lightning's logger) does not know.
         arch = str(config.get("train_seq2seq", {}).get("model", {}).get("arch", "")) or None
         run.client.update_run(run_id, name=run_name("train_seq2seq", *filter(None, [arch])))
@@ -56,15 +54,3 @@ def record_training(run_id: str | None, experiment: str, model_file: Path, confi
             "recorded; rerun `dvc repro` to record them") from None
     return write_run_file(model_file.parent, run_id, experiment, model_id)
 
-
-def figure_pixels(figure: Any) -> Any:
-    """A matplotlib figure as a PIL image, what `MlflowClient.log_image` takes (the project's figures have
-    no pyplot canvas to read pixels from: drawn through PNG)."""
-    import io
-
-    from PIL import Image
-
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png")
-    buffer.seek(0)
-    return Image.open(buffer).convert("RGB")

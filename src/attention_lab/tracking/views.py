@@ -5,8 +5,9 @@ How MLflow 3.17's UI lays them out (its JavaScript bundle, read for 3.17.2):
 - Charts: one per metric key, in sections named by the key's part before its last '/'. The named
   sections come in code-point order (upper case before lower case), then "Model metrics" (keys
   without a '/'), then "System metrics"; within a section, charts sort by key. A chart draws one
-  metric until a user adds others in its edit dialog, so `figures/loss.png` (also logged as an
-  image into the learning-curves section) draws training and validation loss on one axis.
+  metric until a user adds others in its edit dialog, so the artifact `figures/loss.png` draws
+  training and validation loss on one axis. (An image logged under a section's prefix becomes a chart
+  there, but its card lists the run's params over the picture: no help.)
 - Runs table: the URL keeps the search only (searchFilter, orderByKey, orderByAsc, ...); the columns
   shown live in the browser's local storage, or in an experiment tag `mlflow.sharedViewState.<key>`
   that `?viewStateShareKey=<key>` loads (what the UI's Share button writes).
@@ -34,7 +35,6 @@ METRIC_NAMES = {
     "train/seconds": "training/seconds",
     "epoch": "training/epoch",
 }
-LOSS_IMAGE_KEY = f"{LEARNING_CURVES}/NLL train and valid figure"
 
 TITLES = {"train_seq2seq": "translator", "train_nw": "nadaraya-watson"}
 NOTE_TAG = "mlflow.note.content"  # the run page's Description
@@ -65,8 +65,8 @@ def note(stage: str, arch: str | None = None) -> str:
         return (f"**English→French translator** (`{arch or 'seq2seq'}`), trained by DVC stage `train_seq2seq`"
                 f"{_experiment()}.\n\n"
                 f"- Model metrics: section *{LEARNING_CURVES}* first (greedy BLEU on a valid sample, training "
-                "and validation NLL against updates); its last chart, and Artifacts → `figures/loss.png`, draw "
-                "training and validation loss on one axis.\n"
+                "and validation NLL against updates); Artifacts → `figures/loss.png` draws training and validation "
+                "loss on one axis.\n"
                 "- Test scores (`test.beam.bleu`, `test.beam.chrf`, `test.greedy.*`) come from stage `evaluate`; "
                 "each evaluation is also a child run (`evaluate · …`).\n"
                 "- Translations: Artifacts → `evaluate/translations.json` (a table).\n"
