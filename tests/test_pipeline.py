@@ -14,6 +14,7 @@ import sys
 import time
 import urllib.parse
 import urllib.request
+from collections import Counter
 from pathlib import Path
 
 import mlflow
@@ -29,7 +30,8 @@ from servers import NO_JOBS, free_port, without_tracking_env
 from mlflow import MlflowClient
 from playwright.sync_api import expect
 
-from attention_lab.evaluation.explorer import read_page_data
+from attention_lab.data.splits import word_count
+from attention_lab.evaluation.explorer import bucket_label, read_page_data
 from attention_lab.inference.translator import Translator
 from attention_lab.tracking.store import fluent_tracking_uri
 
@@ -165,7 +167,17 @@ def test_repro_runs_every_stage(repo):
     assert "heatmaps/explorer.html" in {a.path for a in client.list_artifacts(child.info.run_id, "heatmaps")}
     explorer = read_page_data((root / "reports/heatmaps/explorer.html").read_text(encoding="utf-8"))
     groups = [s["group"] for s in explorer["sentences"]]
-    assert groups == ["heatmaps.sentences"] * 2 + ["worst chrF (beam)"] * 3 + ["best chrF (beam)"] * 3
+    assert groups[:2] == ["your sentences (params heatmaps.sentences)"] * 2
+    # Then, per length bucket of the test split, its 3 worst and 3 best (fewer where a bucket is small), each once.
+    sampled = [(s["source"], s["group"]) for s in explorer["sentences"][2:]]
+    assert sampled and len({source for source, _ in sampled}) == len(sampled)
+    assert all(re.fullmatch(r"test split, (1–5|6–10|11–20|21\+) words: (worst|best) chrF \(beam\)", g) for _, g in sampled)
+    tested = pd.read_csv(root / "reports/evaluate/translations.tsv", sep="\t", keep_default_na=False)["source"]
+    sizes = Counter(bucket_label(word_count(source), (5, 10, 20)) for source in tested)
+    shown = Counter(g for _, g in sampled)
+    for label, size in sizes.items():
+        assert shown[f"test split, {label} words: worst chrF (beam)"] == min(size, 3)
+        assert shown[f"test split, {label} words: best chrF (beam)"] == min(max(size - 3, 0), 3)
     assert dict(explorer["identity"])["test BLEU, beam (greedy)"] == \
         f"{evaluation['beam']['bleu']} ({evaluation['greedy']['bleu']})"
     nw = client.search_runs([run_.info.experiment_id], "tags.stage = 'train_nw'")
