@@ -379,3 +379,24 @@ def test_rows_too_short_for_two_sentences_leave_one_sentence_a_row():
         fused_attention(queries, keys, values, lens)
     [alone] = [e for e in profile.events() if e.name == "aten::scaled_dot_product_attention"]
     assert alone.input_shapes[0] == [7, 2, 5, 4]
+
+
+@pytest.mark.parametrize("valid_lens, causal", [(torch.tensor([5, 2, 3]), False), (None, True)])
+def test_bf16_attention_on_the_cpu_runs_in_float32_and_returns_bf16(monkeypatch, valid_lens, causal):
+    """PyTorch's CPU attention kernels run ~10x slower in bf16 than in float32 (docs/speed.md): under bf16 autocast
+    the scores and softmax are float32, and the contexts bf16 as the layers after them expect."""
+    torch.manual_seed(0)
+    queries, keys, values = (torch.randn(3, 4, 5 if causal else 6, 8, requires_grad=True) for _ in range(3))
+    seen = []
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    monkeypatch.setattr(torch.nn.functional, "scaled_dot_product_attention",
+                        lambda q, *args, **kwargs: seen.append(q.dtype) or sdpa(q, *args, **kwargs))
+    with torch.autocast("cpu", torch.bfloat16):
+        halves = [torch.nn.functional.linear(x, torch.eye(8)) for x in (queries, keys, values)]  # bf16, as projections
+        context = fused_attention(*halves, valid_lens, causal=causal)
+    assert context.dtype == torch.bfloat16 and set(seen) == {torch.float32}
+    expected = fused_attention(*(x.detach().bfloat16().float() for x in (queries, keys, values)), valid_lens,
+                               causal=causal)
+    torch.testing.assert_close(context.float(), expected, atol=1e-2, rtol=1e-2)
+    context.float().sum().backward()
+    assert all(x.grad is not None and torch.isfinite(x.grad).all() for x in (queries, keys, values))

@@ -25,6 +25,7 @@ from attention_lab.cli import main
 from attention_lab.data.numbers import missing_numbers
 from attention_lab.inference.translator import SearchParams, Translator
 from attention_lab.model.seq2seq import ModelParams
+from attention_lab.training.run import resolve_precision
 
 torch.set_num_threads(1)
 
@@ -348,11 +349,12 @@ def test_bench_reports_same_run_ratios_as_json(corpus_zip, tmp_path, capsys, mon
         run = report[name]
         assert run["epochs"] == (bench_report.RECIPE_EPOCHS if name == "gpu_recipe" else 2)
         assert run["flops_per_token"] > 0
+        assert run["precision"] == resolve_precision("auto", "auto")  # bf16 on CUDA and on CPUs with native bf16
+        peak = report["matmul_peak_gflops"]["bfloat16" if run["precision"] == "bf16-mixed" else "float32"]
         assert run["fraction_of_peak"] == pytest.approx(
-            run["tokens_per_s"] * run["flops_per_token"] / 1e9 / report["matmul_peak_gflops"]["float32"], rel=0.02, abs=1e-3)
+            run["tokens_per_s"] * run["flops_per_token"] / 1e9 / peak, rel=0.02, abs=1e-3)
         assert run["fraction_of_ceiling"] == pytest.approx(run["gflops"] / run["matmul_ceiling_gflops"], rel=0.01)
-        assert run["ceiling_fraction_of_peak"] == pytest.approx(
-            run["matmul_ceiling_gflops"] / report["matmul_peak_gflops"]["float32"], rel=0.01)
+        assert run["ceiling_fraction_of_peak"] == pytest.approx(run["matmul_ceiling_gflops"] / peak, rel=0.01)
     assert report["reference"]["project_over_reference"] == pytest.approx(  # rounded to 2 decimals
         report["seed"]["tokens_per_s"] / report["reference"]["tokens_per_s"], rel=0.01, abs=0.005)
     assert report["startup"]["training_stack_imported"] == []  # translating needs no Lightning, MLflow or DVC

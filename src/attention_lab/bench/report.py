@@ -124,9 +124,9 @@ def train_and_count(params: Seq2SeqParams, paths: TrainPaths, device: torch.devi
         metrics = train_seq2seq(params, MlflowParams(enabled=False), paths)
     data, [batches] = epoch_batches(paths, params, 1)
     model = build_model(params.model, len(data.tokenizer.src), len(data.tokenizer.tgt)).to(device).train()
-    # Counted (and the ceiling's products timed) in the dtypes training ran in: bf16 under CUDA autocast.
+    # Counted (and the ceiling's products timed) in the dtypes training ran in: bf16 under autocast.
     precision = resolve_precision(params.trainer.precision, params.trainer.accelerator)
-    mixed = device.type == "cuda" and precision == "bf16-mixed"
+    mixed = precision == "bf16-mixed"
     with torch.autocast(device.type, torch.bfloat16, enabled=mixed):
         flops, products = training_flops_per_token(model, batches[:flop_batches], params.optim.label_smoothing)
     return {"precision": precision, "epochs": metrics["epochs"], "updates": metrics["updates"],
@@ -152,7 +152,7 @@ def run_benchmark(options: BenchOptions) -> dict:
     if options.model and not options.data:
         raise ConfigError("--model needs --data, the split stage's folder to decode")
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    dtypes = {"float32": torch.float32, **({"bfloat16": torch.bfloat16} if device.type == "cuda" else {})}
+    dtypes = {"float32": torch.float32, "bfloat16": torch.bfloat16}  # each run's fraction is of its own dtype's peak
     # Every input is checked before minutes of measuring.
     sections = read_params(options.params)
     seed = with_overrides({}, (), options.epochs)
@@ -203,11 +203,11 @@ def run_benchmark(options: BenchOptions) -> dict:
         # The peak is taken again after training (a machine's speed drifts) and the higher counts.
         with timed(seconds, "peaks"):
             peaks = {name: max(peaks[name], matmul_peak(device, dtype)) for name, dtype in dtypes.items()}
-        peak_dtype = "bfloat16" if device.type == "cuda" else "float32"
         for run in (report[name] for name in ("seed", "default", "transformer", "gpu_recipe") if name in report):
-            run["fraction_of_peak"] = significant(run["gflops"] / peaks[peak_dtype])
+            peak = peaks["bfloat16" if run["precision"] == "bf16-mixed" else "float32"]  # of the dtype it ran in
+            run["fraction_of_peak"] = significant(run["gflops"] / peak)
             # The roofline: the most this model's products allow, and how much of it training gets.
-            run["ceiling_fraction_of_peak"] = significant(run["matmul_ceiling_gflops"] / peaks[peak_dtype])
+            run["ceiling_fraction_of_peak"] = significant(run["matmul_ceiling_gflops"] / peak)
             run["fraction_of_ceiling"] = significant(run["gflops"] / run["matmul_ceiling_gflops"])
         report["matmul_peak_gflops"] = {name: round(value, 1) for name, value in peaks.items()}
         model_dir = Path(options.model) if options.model else default_paths.out

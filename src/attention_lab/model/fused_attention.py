@@ -70,6 +70,12 @@ def fused_attention(queries: Tensor, keys: Tensor, values: Tensor, valid_lens: T
     key giving zeros; `causal` (without `valid_lens`) lets query i read keys up to i. On CPU the
     flash kernel runs with a boolean mask or `is_causal` alike, but not with dropout, which takes
     the math path (the full (Q, K) score matrix)."""
+    if queries.device.type == "cpu" and queries.dtype == torch.bfloat16:
+        # PyTorch's CPU kernels attend ~10x slower in bf16 than in float32 at these sizes (docs/speed.md: bf16 on
+        # the CPU); autocast would cast float32 inputs back to bf16.
+        with torch.autocast("cpu", enabled=False):
+            context = fused_attention(queries.float(), keys.float(), values.float(), valid_lens, dropout, causal)
+        return context.to(queries.dtype)
     batch, steps, num_keys = queries.shape[0], queries.shape[-2], keys.shape[-2]
     group = min(batch, _row_tokens // max(steps, num_keys)) if _row_tokens else 1
     if group > 1:

@@ -19,6 +19,7 @@ from pytorch_lightning.utilities.exceptions import MisconfigurationException
 
 from attention_lab.config import ConfigError, to_dict
 from attention_lab.data.tokenizer import TOKENIZER_FILE, Tokenizer
+from attention_lab.model.precision import native_bf16_cpu
 from attention_lab.model.seq2seq import build_model, check_joint
 from attention_lab.tracking import store as tracking
 from attention_lab.training.allocator import keep_freed_memory
@@ -45,11 +46,14 @@ from attention_lab.training.validation_schedule import ValidationSchedule
 
 
 def resolve_precision(precision: str, accelerator: str) -> str:
-    """`auto` is full precision on the CPU and bf16 autocast on CUDA."""
+    """`auto` is bf16 autocast on CUDA and on a CPU with native bf16 (`native_bf16_cpu`), where it trains faster
+    to the same validation BLEU (docs/speed.md: bf16 on the CPU); full precision elsewhere (MPS too)."""
     if precision != "auto":
         return precision
-    on_cuda = accelerator in ("auto", "gpu", "cuda") and torch.cuda.is_available()
-    return "bf16-mixed" if on_cuda else "32-true"
+    if accelerator in ("auto", "gpu", "cuda") and torch.cuda.is_available():
+        return "bf16-mixed"
+    on_cpu = accelerator == "cpu" or accelerator == "auto" and not torch.backends.mps.is_available()
+    return "bf16-mixed" if on_cpu and native_bf16_cpu() else "32-true"
 
 
 def build_trainer(params: Seq2SeqParams, paths: TrainPaths) -> tuple[pl.Trainer, History, ScheduleCallback | None]:
