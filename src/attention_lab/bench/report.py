@@ -7,8 +7,8 @@ In one run, on one machine, it measures:
   pairs and batches) and, on CUDA, of the GPU recipe (`training/gpu_recipe.py`, the same pairs in
   its own 32,768-token batches, RECIPE_EPOCHS epochs), all through the real `train_seq2seq` stage
   function;
-- the machine's matrix-multiply peak (fp32; bf16 too on CUDA), before and after training, and the
-  fraction of it each training reaches, with FLOPs counted by PyTorch (`flops.py`);
+- the machine's matrix-multiply peak, fp32 and bf16, before and after training, and the fraction of
+  the peak of the dtype it ran in (bf16 under autocast) each training reaches, FLOPs counted by PyTorch (`flops.py`);
 - each model's ceiling: the rate of its own matrix products timed alone (`flops.matmul_ceiling`),
   as a fraction of the peak, and the fraction of that ceiling training reaches;
 - with `reference`: the seed model trained the textbook's way (`textbook.py`) on the same batches
