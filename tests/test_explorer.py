@@ -182,6 +182,9 @@ GOOD_METRICS = {"beam": {"bleu": 1.0, "chrf": 2.0}, "greedy": {"bleu": 3.0, "chr
     ("source\thypothesis\treferences\nGo.\tVa !\tVa !\n", None, "metrics.json: not found"),
     ("source\thypothesis\treferences\nGo.\tVa !\tVa !\n", "{", "metrics.json: unreadable"),
     ("source\thypothesis\treferences\nGo.\tVa !\tVa !\n", {"beam": {"bleu": 1.0}}, "metrics.json: no number at beam.chrf"),
+    # The page's identity shows greedy's scores beside the beam's: a report without them is refused too.
+    ("source\thypothesis\treferences\nGo.\tVa !\tVa !\n", {**GOOD_METRICS, "greedy": {"bleu": 3.0}},
+     "metrics.json: no number at greedy.chrf"),
 ])
 def test_the_stage_refuses_unreadable_evaluation_reports_in_one_line_before_any_work(
         tsv, metrics, message, trained_model, tmp_path, monkeypatch, capsys):
