@@ -886,7 +886,7 @@ def test_the_plain_progress_bar_writes_no_cursor_escapes_into_a_log(capfd):
     import torch
     from torch.utils.data import DataLoader, TensorDataset
 
-    from attention_lab.training.callbacks import PlainProgressBar
+    from attention_lab.training.progress import PlainProgressBar
 
     class Tiny(pl.LightningModule):
         def __init__(self):
@@ -909,6 +909,9 @@ def test_the_plain_progress_bar_writes_no_cursor_escapes_into_a_log(capfd):
     trainer.fit(Tiny(), data, data)
     out, err = capfd.readouterr()
     assert "Epoch 1" in out + err and "\x1b[" not in out + err
+    # A line a frame: no carriage return leaves the frames of an epoch on one line of the log.
+    frames = [line for line in (out + err).splitlines() if line.startswith("Epoch")]
+    assert "\r" not in out + err and len(frames) >= 2 * 3 and all(len(line) <= 100 for line in frames)
 
 
 @pytest.mark.parametrize("capabilities, cpu", [({"avx512_bf16": True}, "bf16-mixed"), ({"amx_bf16": True}, "bf16-mixed"),

@@ -11,8 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytorch_lightning as pl
-from pytorch_lightning.callbacks import TQDMProgressBar
-from pytorch_lightning.callbacks.progress.tqdm_progress import Tqdm
 
 from attention_lab.atomic import write_text
 from attention_lab.training.schedule import LinearSchedule
@@ -225,18 +223,6 @@ class EpochLength(pl.Callback):
         loader = loop._combined_loader  # no public way to recount: Lightning's own `setup_data` sets both
         loader.limits = [len(dl) for dl in loader.flattened]
         loop.max_batches = max(loader.limits)  # the "max_size_cycle" loader's count, which the fit loop uses
-
-
-class PlainProgressBar(TQDMProgressBar):
-    """The training bar alone, for output that is no terminal (`dvc repro > log`, nohup, CI): the validation and
-    sanity-check bars are drawn below it and moved over with cursor escapes (`ESC [A`), which a log file keeps
-    as garbage; the validations' scores are in history.csv and MLflow."""
-
-    def init_sanity_tqdm(self) -> Tqdm:
-        return Tqdm(disable=True)
-
-    def init_validation_tqdm(self) -> Tqdm:
-        return Tqdm(disable=True)
 
 
 def write_csv(path: Path, columns: tuple[str, ...], rows: list[dict[str, float]]) -> None:

@@ -28,7 +28,6 @@ from attention_lab.training.callbacks import (
     NEVER,
     EpochLength,
     History,
-    PlainProgressBar,
     PlannedValidation,
     ScheduleCallback,
 )
@@ -37,6 +36,7 @@ from attention_lab.training.datamodule import TranslationDataModule
 from attention_lab.training.ema import WarmupEMA
 from attention_lab.training.module import Seq2SeqModule
 from attention_lab.training.params import Seq2SeqParams, TrainerParams
+from attention_lab.training.progress import PlainProgressBar
 from attention_lab.training.random_state import RandomState
 from attention_lab.training.paths import TrainPaths
 from attention_lab.training.resume import ResumeState, fingerprint
