@@ -22,7 +22,7 @@ from attention_lab.config import from_mapping
 from attention_lab.inference.model_file import load_model
 from attention_lab.training.datamodule import TranslationDataModule
 from attention_lab.training.module import Seq2SeqModule
-from attention_lab.training.run import Seq2SeqParams
+from attention_lab.training.run import Seq2SeqParams, resolve_precision
 
 NODES = 2
 VALIDATIONS = 4
@@ -113,7 +113,8 @@ def test_validation_equals_one_processs(trained):
     loaded = load_model(folders[0] / "model")
     data = TranslationDataModule(paths.data, loaded.tokenizer, params.data, params.seed)
     trainer = pl.Trainer(accelerator="cpu", devices=1, logger=False, enable_progress_bar=False,
-                         enable_model_summary=False, use_distributed_sampler=False)
+                         enable_model_summary=False, use_distributed_sampler=False,
+                         precision=resolve_precision(params.trainer.precision, "cpu"))  # as the nodes trained
     one = trainer.validate(Seq2SeqModule(loaded.model, params.optim, loaded.tokenizer), datamodule=data,
                            verbose=False)[0]
     assert [len(loader) % 2 for loader in data.val_dataloader()] == [1, 1]  # loss pairs, BLEU sources
