@@ -119,8 +119,8 @@ def test_the_test_sample_is_the_worst_and_the_best_by_sentence_chrf_in_each_leng
                                  "references": [f"{r} ||| autre {r}" for r in refs] + ["nous avons marché"] * 2})
     sample = scored_sample(translations, 2, (5, 10, 20))
     assert [e.source for e in sample] == ["s2", "s1", "s0", "s3", long + " again", long]
-    assert [e.group for e in sample] == (["test split, 1–5 words: worst chrF (beam)"] * 2
-                                         + ["test split, 1–5 words: best chrF (beam)"] * 2
+    assert [e.group for e in sample] == (["test split, 1-5 words: worst chrF (beam)"] * 2
+                                         + ["test split, 1-5 words: best chrF (beam)"] * 2
                                          + ["test split, 21+ words: worst chrF (beam)"] * 2)
     assert sample[0].references == ("nous aimons le livre", "autre nous aimons le livre")
     everything = scored_sample(translations, 4, (5,))  # more than half a bucket: each sentence listed once

@@ -31,7 +31,8 @@ from mlflow import MlflowClient
 from playwright.sync_api import expect
 
 from attention_lab.data.splits import word_count
-from attention_lab.evaluation.explorer import bucket_label, read_page_data
+from attention_lab.evaluation.explorer import read_page_data
+from attention_lab.evaluation.report import bucket_label
 from attention_lab.inference.translator import Translator
 from attention_lab.tracking.store import fluent_tracking_uri
 
@@ -171,7 +172,7 @@ def test_repro_runs_every_stage(repo):
     # Then, per length bucket of the test split, its 3 worst and 3 best (fewer where a bucket is small), each once.
     sampled = [(s["source"], s["group"]) for s in explorer["sentences"][2:]]
     assert sampled and len({source for source, _ in sampled}) == len(sampled)
-    assert all(re.fullmatch(r"test split, (1–5|6–10|11–20|21\+) words: (worst|best) chrF \(beam\)", g) for _, g in sampled)
+    assert all(re.fullmatch(r"test split, (1-5|6-10|11-20|21\+) words: (worst|best) chrF \(beam\)", g) for _, g in sampled)
     tested = pd.read_csv(root / "reports/evaluate/translations.tsv", sep="\t", keep_default_na=False)["source"]
     sizes = Counter(bucket_label(word_count(source), (5, 10, 20)) for source in tested)
     shown = Counter(g for _, g in sampled)

@@ -45,16 +45,6 @@ class Entry:
     references: tuple[str, ...] = ()
 
 
-def bucket_label(words: int, bounds: Sequence[int]) -> str:
-    """The length bucket of a source of `words` words: `1–5`, `6–10`, ..., `21+` for bounds (5, 10, 20)."""
-    low = 1
-    for bound in bounds:
-        if words <= bound:
-            return f"{low}–{bound}"
-        low = bound + 1
-    return f"{low}+"
-
-
 def scored_sample(translations: pd.DataFrame, count: int, bounds: Sequence[int] = (5, 10, 20)) -> list[Entry]:
     """In each source-length bucket (words as evaluate counts them, `bounds` the buckets' upper bounds), the
     `count` worst and `count` best beam translations of `evaluate`'s translations.tsv (columns source, hypothesis,
@@ -63,6 +53,7 @@ def scored_sample(translations: pd.DataFrame, count: int, bounds: Sequence[int] 
     where the split has one (its worst are otherwise all short, its best all chrF 100)."""
     from attention_lab.data.splits import word_count
     from attention_lab.evaluation.bleu import sentence_chrf
+    from attention_lab.evaluation.report import bucket_label  # evaluate's buckets, as its BLEU-by-length table
 
     refs = [tuple(r.split(" ||| ")) for r in translations["references"]]
     scores = [sentence_chrf(hyp, r) for hyp, r in zip(translations["hypothesis"], refs)]
