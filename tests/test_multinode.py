@@ -84,6 +84,10 @@ def trained(tmp_path_factory, tiny_data):
 def test_two_nodes_train_together(trained):
     _, folders, logs = trained
     assert all(f"world_size: {NODES}" in log or "distributed_backend=gloo" in log for log in logs[:1]), logs[0][-3000:]
+    # Every metric a validation logs is the same on both processes, and logged saying so: Lightning warns
+    # of any it would have to assume differs (`sync_dist`).
+    assert not any("sync_dist" in log for log in logs), [line for log in logs for line in log.splitlines()
+                                                         if "sync_dist" in line]
     metrics = json.loads((folders[0] / "reports" / "metrics.json").read_text())
     assert metrics["epochs"] == 2 and torch.isfinite(torch.tensor(metrics["train_loss"]))
     history = (folders[0] / "reports" / "history.csv").read_text().splitlines()

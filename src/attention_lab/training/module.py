@@ -3,10 +3,11 @@ optimizer, logged metrics.
 
 Logged: `train/loss` and `train/nll` (every `trainer.log_every_n_steps` steps, when the logger
 records them), and after every validation `train/mean_loss`, `train/mean_nll` and
-`train/tokens_per_s` (d2l's throughput: non-padding target tokens per second of training), over the
-training since the previous validation, and `val/loss`, `val/ppl` and `val/bleu` (greedy, through
-the same `Translator` as `evaluate`; sacrebleu's corpus BLEU, 0-100). `loss` is what is trained
-(label-smoothed when `optim.label_smoothing` > 0), `nll` the negative log-likelihood, which is what
+`train/tokens_per_s` (d2l's throughput: non-padding target tokens per second of training; on several
+processes, all their tokens over the slowest one's seconds), over the training since the previous
+validation, and `val/loss`, `val/ppl` and `val/bleu` (greedy, through the same `Translator` as
+`evaluate`; sacrebleu's corpus BLEU, 0-100). `loss` is what is trained (label-smoothed when
+`optim.label_smoothing` > 0), `nll` the negative log-likelihood, which is what
 `val/loss` measures: the two compare.
 """
 
@@ -57,6 +58,12 @@ class OptimParams:
 # The project's own valid split: every source is decoded greedily, however long (outputs stay capped).
 # Words the model writes twice in a row stay: validation scores the model, stutters included.
 VALIDATION_SEARCH = SearchParams(beam_size=1, max_source_pieces=sys.maxsize, drop_repeats=False)
+
+
+# How a validation's metrics are logged: each is the same on every DDP process by then (torchmetrics'
+# `compute` and the reductions above gathered them), which Lightning cannot know; unsynced, it warns once a
+# metric. Their maximum over processes is each value exactly (a mean could round), one collective a metric.
+SAME_ON_EVERY_RANK = {"sync_dist": True, "reduce_fx": "max"}
 
 
 class DivergedError(UserError):
@@ -188,22 +195,25 @@ class Seq2SeqModule(pl.LightningModule):
         loss = self.val_loss.compute()
         metrics = {"val/loss": loss, "val/ppl": loss.exp(), "val/bleu": self.val_bleu.compute()}
         if self._stretch_tokens:
-            # Summed over ranks so that DDP reports the throughput of the whole job.
-            totals = self.trainer.strategy.reduce(
+            # Summed over ranks so that DDP reports the throughput of the whole job, over the seconds of its
+            # slowest process (each waits for the others at every update).
+            strategy = self.trainer.strategy
+            totals = strategy.reduce(
                 torch.cat([self._stretch_loss, torch.tensor([float(self._stretch_tokens)], device=self.device)]),
                 reduce_op="sum")
+            seconds = strategy.reduce(torch.tensor(self._train_seconds, device=self.device), reduce_op="max")
             metrics["train/mean_loss"], metrics["train/mean_nll"] = totals[0] / totals[2], totals[1] / totals[2]
-            metrics["train/tokens_per_s"] = totals[2] / max(self._train_seconds, 1e-9)
-            metrics["train/seconds"] = self._train_seconds
-        self.log_dict(metrics)
-        self._log_step(self.global_step)
+            metrics["train/tokens_per_s"] = totals[2] / seconds.clamp(min=1e-9)
+            metrics["train/seconds"] = seconds
+        self.log_dict(metrics, **SAME_ON_EVERY_RANK)
+        self._log_step(self.global_step, **SAME_ON_EVERY_RANK)
         self._new_stretch()
 
-    def _log_step(self, updates: int) -> None:
+    def _log_step(self, updates: int, **options) -> None:
         # Lightning sends a logged "step" to the logger as the metrics' step, in place of its count of
         # batches before the update: MLflow's curves then share history.csv's and train_loss.csv's x,
         # the number of updates made.
-        self.log("step", float(updates), batch_size=1)
+        self.log("step", float(updates), batch_size=1, **options)
 
     # -- optimization -----------------------------------------------------------------------------
 
