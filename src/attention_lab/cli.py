@@ -211,6 +211,9 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--html", help="save the attention explorer page of the sentences (greedy beside beam, every "
                    "layer and head) to this HTML file")
     t.add_argument("--device", choices=("cpu", "cuda"), default=None, help="default: cuda when available")
+    t.add_argument("--precision", choices=("auto", "32", "bf16"), default="auto",  # model/precision.py's
+                   help="the search's arithmetic: float32, or bf16 autocast; auto: bf16 where measured faster "
+                   "(docs/speed.md), else float32 (default: %(default)s)")
     t.add_argument("--quiet", action="store_true",
                    help="no progress bar (shown for --input on a terminal) and no notes on stderr, only errors")
     t.set_defaults(func=translate)

@@ -1,14 +1,40 @@
 """Whether bf16 pays on this CPU. Processors with native bf16 arithmetic (AVX512_BF16, or AMX-BF16, on x86-64)
 multiply bf16 matrices through oneDNN at about 1.7x the float32 rate; others emulate bf16 with float32
-arithmetic and conversions, where it has no rate of its own to gain (docs/speed.md: bf16 on the CPU)."""
+arithmetic and conversions, where it has no rate of its own to gain (docs/speed.md: bf16 on the CPU).
+
+Decoding (`attention-lab translate --precision`) chooses apart from training: a search step multiplies a few
+rows at a time, where autocast's casts may cost what the products gain (docs/scripts/decode_precision.py
+measures sentences/s and BLEU both ways)."""
 
 from __future__ import annotations
 
 import torch
 
 NATIVE_BF16 = ("avx512_bf16", "amx_bf16")  # `torch.cpu.get_capabilities()` keys; ARM's bf16 is not measured here
+DECODING_PRECISIONS = ("auto", "32", "bf16")  # `translate --precision`
+# Whether `auto` decodes under bf16 autocast on a CPU with native bf16: only where docs/scripts/decode_precision.py
+# measured it faster with outputs within the test split's noise. Until then float32, as on every other device
+# (emulated bf16 has no rate to gain; decoding on CUDA is not measured).
+AUTO_BF16_DECODING = False
 
 
 def native_bf16_cpu() -> bool:
     capabilities = torch.cpu.get_capabilities()
     return any(capabilities.get(flag) for flag in NATIVE_BF16)
+
+
+def decoding_dtype(precision: str, device: torch.device) -> torch.dtype | None:
+    """The autocast dtype a search on `device` runs in for `precision` (one of DECODING_PRECISIONS);
+    None: float32, no autocast."""
+    if precision not in DECODING_PRECISIONS:
+        raise ValueError(f"decoding precision {precision!r}: expected one of {', '.join(DECODING_PRECISIONS)}")
+    if precision == "bf16" or precision == "auto" and device.type == "cpu" and AUTO_BF16_DECODING \
+            and native_bf16_cpu():
+        return torch.bfloat16
+    return None
+
+
+def decoding_autocast(precision: str, device: torch.device) -> torch.autocast:
+    """The context a search runs in for `precision` on `device`: bf16 autocast, or none (`decoding_dtype`)."""
+    dtype = decoding_dtype(precision, device)
+    return torch.autocast(device.type, dtype=torch.bfloat16, enabled=dtype is not None)
