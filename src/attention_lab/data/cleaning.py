@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import cache
 
 import regex
 
@@ -50,14 +51,37 @@ def _visible_cluster(cluster: str) -> str:
     return "".join(map(_visible, cluster))
 
 
+# Compatibility forms that say something else than the character: a fraction or a raised digit, letter or sign
+# written plain is another number or word (`9¾` as `93⁄4`, `m²` as `m2`, `10⁶` as `106`, `™` as `TM`, `1º` as
+# `1o`). They stay as typed, and what the model cannot read of them is carried around it (text/symbols.py). Of
+# the corpus's 232,736 lines, one has such a character (`100ºC`, read `100oC` before); a lowered digit says the
+# same written plain (`H₂O` as `H2O`) and is made plain, as are full-width letters, ligatures and spaces.
+_SAYS_ELSE = ("<fraction>", "<super>")
+
+
+@cache
+def _says_else(char: str) -> bool:
+    return unicodedata.decomposition(char).startswith(_SAYS_ELSE)
+
+
+def compatible(text: str) -> str:
+    """`text` NFKC-normalised but for the characters whose compatibility form says something else (`_SAYS_ELSE`)."""
+    if text.isascii():
+        return text  # NFKC changes no ASCII character
+    kept = [i for i, char in enumerate(text) if _says_else(char)]
+    between = (text[start + 1 : stop] for start, stop in zip([-1, *kept], [*kept, len(text)]))
+    return "".join(unicodedata.normalize("NFKC", part) + (text[kept[k]] if k < len(kept) else "")
+                   for k, part in enumerate(between))
+
+
 def clean(text: str) -> str:
     """A raw corpus or user line as the model reads it, at training and at inference alike:
     terminal escape sequences and invisible characters (controls, zero-width spaces, BOMs) gone,
     except the joiners and tags inside an emoji sequence, NFKC-normalised (full-width letters,
-    ligatures and compatibility forms as their plain characters), typographic spaces and
-    apostrophes, ideographic stops and commas and the dotted capital `İ` made plain, runs of
-    whitespace collapsed. Case and punctuation stay."""
-    text = unicodedata.normalize("NFKC", _ANSI.sub("", text)).translate(_TRANSLATE)
+    ligatures and compatibility forms as their plain characters) but for fractions and raised
+    characters (`compatible`), typographic spaces and apostrophes, ideographic stops and commas and
+    the dotted capital `İ` made plain, runs of whitespace collapsed. Case and punctuation stay."""
+    text = compatible(_ANSI.sub("", text)).translate(_TRANSLATE)
     visible = "".join(map(_visible, text)) if text.isascii() else "".join(map(_visible_cluster, CLUSTER.findall(text)))
     return " ".join(visible.split())
 
