@@ -50,8 +50,10 @@ MISFIRES = [  # rule, typed, then, now
     pytest.param(amounts_and_units, "It cost £2m.", "It cost £2m.", "It cost 2 million pounds.", id="pound-2m"),
     pytest.param(amounts_and_units, "He won 2m dollars, $3bn.", "He won 2 meters dollars, $3bn.",
                  "He won 2 million dollars, 3 billion dollars.", id="2m-dollars"),
-    pytest.param(amounts_and_units, "The wall is 5m high.", "The wall is 5 meters high.", "The wall is 5 meters high.",
-                 id="5m-high"),
+    pytest.param(amounts_and_units, "The project costs 10m.", "The project costs 10 meters.",
+                 "The project costs 10m.", id="10m-as-typed"),  # metres, minutes or millions: the model reads it
+    pytest.param(amounts_and_units, "Temperature: 5 min, 20 max.", "Temperature: 5 minutes, 20 max.",
+                 "Temperature: 5 min, 20 max.", id="min-as-typed"),
     pytest.param(with_unit_names, "Is 5g dangerous?", "Is 5 grams dangerous?", "Is 5g dangerous?", id="5g-network"),
     pytest.param(with_unit_names, "Is 4G or 5G faster?", "Is 4G or 5G faster?", "Is 4G or 5G faster?", id="4G-5G"),
     pytest.param(with_unit_names, "Add 5 g of sugar, 500g of flour and 5g of salt.",
@@ -65,8 +67,9 @@ MISFIRES = [  # rule, typed, then, now
                  "The shop opens at 9:30 on Sundays.", id="opens-on-sundays"),
     pytest.param(read_times, "We meet at 9.30 on Mondays.", "We meet at 9.30 on Mondays.",
                  "We meet at 9:30 on Mondays.", id="at-on-mondays"),
-    pytest.param(read_times, "It is open from 9.30 to 5.30.", "It is open from 9.30 to 5.30.",
-                 "It is open from 9:30 to 5:30.", id="from-to"),
+    pytest.param(read_times, "It is open from 9.30 to 5.30 pm.", "It is open from 9:30 to 5:30 pm.",
+                 "It is open from 9:30 to 5:30 pm.", id="from-to"),
+    pytest.param(read_times, "The pH is at 7.40.", "The pH is at 7:40.", "The pH is at 7.40.", id="decimal-at"),
     pytest.param(read_times, "It opens at 9.30 and closes at 5.30.", "It opens at 9.30 and closes at 5:30.",
                  "It opens at 9:30 and closes at 5:30.", id="schedule-verb"),
     pytest.param(read_times, "The euro closed at 1.08.", "The euro closed at 1:08.", "The euro closed at 1.08.",
@@ -122,7 +125,7 @@ clocks = st.tuples(st.integers(0, 23), st.integers(0, 59)).map(lambda hm: f"{hm[
 def test_every_valid_time_with_a_times_evidence_is_read_as_a_time(start, end):
     colon = lambda clock: clock.replace(".", ":")  # noqa: E731
     assert read_times(f"The shop opens at {start} on Sundays.") == f"The shop opens at {colon(start)} on Sundays."
-    assert read_times(f"We work from {start} to {end}.") == f"We work from {colon(start)} to {colon(end)}."
+    assert read_times(f"We work from {start} to {end} pm.") == f"We work from {colon(start)} to {colon(end)} pm."
 
 
 @given(clocks, st.sampled_from(["euro", "dollar", "price", "rate", "stock"]))

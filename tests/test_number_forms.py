@@ -53,7 +53,7 @@ def test_french_numbers_leaves_other_numbers_as_written(output, source):
 
 
 @pytest.mark.parametrize("sentence, read", [
-    ("I go to bed at 10.30.", "I go to bed at 10:30."), ("Meet me at 9.15 tomorrow.", "Meet me at 9:15 tomorrow."),
+    ("I go to bed at 10.30 pm.", "I go to bed at 10:30 pm."), ("Meet me at 9.15 tomorrow.", "Meet me at 9:15 tomorrow."),
     ("Wait until 10.30, then go.", "Wait until 10:30, then go."), ("Come AT 6.45 p.m.!", "Come AT 6:45 p.m.!"),
     ("At 23.59 it ends.", "At 23.59 it ends."),  # not before the end or a word of time: a decimal
     ("He left after 8.05. Then I slept.", "He left after 8:05. Then I slept."),
@@ -65,7 +65,10 @@ def test_read_times(sentence, read):
 
 @pytest.mark.parametrize("sentence", ["It sold at 10.30 dollars.", "Be there at 25.30.", "at 10.75.",
                                       "It is at 0.50 and rising.", "Rates at 1.25 in May.", "Sell at 2.50 or more.",
-                                      "It rose at 3.5.", "Look at 10.30.5 now.", "Come at 10.305.", "It is 10.30."])
+                                      "It rose at 3.5.", "Look at 10.30.5 now.", "Come at 10.305.", "It is 10.30.",
+                                      # a level is at a decimal too: left as typed where nothing says a time
+                                      "The pH is at 7.40.", "It was at 0.15.", "Unemployment peaked at 10.20.",
+                                      "The index closed at 10.20.", "I go to bed at 10.30.", "From 1.25 to 1.50."])
 def test_a_decimal_is_no_time(sentence):
     assert read_times(sentence) == sentence
 
@@ -96,7 +99,7 @@ def test_as_written_abbreviates_ordinals():
 
 def test_the_translator_reads_a_time_with_a_dot_as_one_with_a_colon(trained_model):
     translator = Translator.load(trained_model, "cpu")
-    dotted, colon = translator.translate(["I see the cat at 10.30.", "I see the cat at 10:30."])
+    dotted, colon = translator.translate(["I see the cat at 10.30 pm.", "I see the cat at 10:30 pm."])
     assert dotted.src_pieces == colon.src_pieces and dotted.text == colon.text
 
 

@@ -103,7 +103,7 @@ ADDRESS = st.from_regex(r"www\.[a-z]{3,8}\.com", fullmatch=True)
 def test_every_protected_span_comes_back_from_a_model_that_copies_what_it_reads(name, other, number, symbol,
                                                                                address):
     assume(name != other)
-    written = copied(f"I met {name} and {other} at {address} with {number} cats {symbol}.")
+    written = copied(f"I met {name} and {other} at {address} with {number} dollars {symbol}.")  # `10.30`: a price
     assert f"{name} " in written and f"{other} " in written
     assert address in written and symbol in written
     assert french_form(number) in written  # its digits as French separates them: `1 299,99`

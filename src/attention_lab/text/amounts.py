@@ -2,7 +2,9 @@
 (design.md; measured in docs/trust.md), singular after 1: a currency's sign before or after it (`$20`, `5 €`,
 `$5-10`, `2m euros` as `20 dollars`, `5 euros`, `5-10 dollars`, `2 million euros`: the corpus names a currency
 four times as often as it signs one) and a unit's symbol after it (`5 km`, `30°C`, `6 ft.` as `5 kilometers`,
-`30 degrees Celsius`, `6 feet`: it names units and almost never writes a symbol). A sign or symbol is read only
+`30 degrees Celsius`, `6 feet`: it names units and almost never writes a symbol). Only a symbol with one reading is
+read: `10m` is metres, minutes or millions and `5 min` minutes or a minimum, so both are left as typed, for the
+model to read in context. A sign or symbol is read only
 against a number, not inside a word or an address, and the number keeps its digits for the number constraint.
 A symbol is read as written (`5 M` is left), never after a currency sign (`$5m`, `2m euros` are millions: read
 first), and not `5g` alone (the network); its abbreviation stop before a small letter is no end mark (`6 ft. tall`).
@@ -15,15 +17,16 @@ import re
 from attention_lab.data.numbers import TYPED_NUMBER
 
 # sign or symbol -> (name for 1, name otherwise). Read with their names, `mg`, `ml` and `mm` came back as garbled
-# as typed, and `oz` and `°F`, which the model carried as typed, garbled (`5 oz` as `5 ou moi`; docs/trust.md).
+# as typed, and `oz`, which the model carried as typed, garbled (`5 oz` as `5 ou moi`; docs/trust.md). `°F` read
+# as `F` alone lost its scale (`350°F` as `350.°`), by name it comes back (`350 degrés Fahrenheit`).
 CURRENCIES = {"$": ("dollar", "dollars"), "€": ("euro", "euros"), "£": ("pound", "pounds"), "¥": ("yen", "yen")}
 UNITS = {
     "km/h": ("kilometer per hour", "kilometers per hour"), "kph": ("kilometer per hour", "kilometers per hour"),
     "mph": ("mile per hour", "miles per hour"), "km": ("kilometer", "kilometers"), "kg": ("kilogram", "kilograms"),
-    "cm": ("centimeter", "centimeters"), "m": ("meter", "meters"), "g": ("gram", "grams"),
+    "cm": ("centimeter", "centimeters"), "g": ("gram", "grams"),
     "lbs": ("pound", "pounds"), "lb": ("pound", "pounds"), "ft": ("foot", "feet"),
-    "°C": ("degree Celsius", "degrees Celsius"), "°": ("degree", "degrees"),
-    "hrs": ("hour", "hours"), "hr": ("hour", "hours"), "mins": ("minute", "minutes"), "min": ("minute", "minutes"),
+    "°C": ("degree Celsius", "degrees Celsius"), "°F": ("degree Fahrenheit", "degrees Fahrenheit"),
+    "°": ("degree", "degrees"), "hrs": ("hour", "hours"), "hr": ("hour", "hours"), "mins": ("minute", "minutes"),
     "secs": ("second", "seconds"), "sec": ("second", "seconds"),
 }
 SHORT = {"m": " million", "M": " million", "bn": " billion"}

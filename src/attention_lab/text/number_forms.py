@@ -1,7 +1,8 @@
 """Numbers in the form French writes them (`2.5` as `2,5`, `1,299.99` as `1 299,99`, `4ième` as `4e`, `le 1
-mai` as `le 1er mai`), and a time written with a dot read as the time it is (design.md: Number forms;
-docs/trust.md). The search copies a number's digits (inference/number_constraint.py), not how French
-separates them: a run of a source number's digit groups in the translation is written in its French form.
+mai` as `le 1er mai`), and a time written with a dot read as the time it is where the sentence says it is one
+(design.md: Number forms; docs/trust.md); one that may be a time or a decimal is left as typed, in both
+languages. The search copies a number's digits (inference/number_constraint.py), not how French separates them:
+a run of a source number's digit groups in the translation is written in its French form.
 """
 
 from __future__ import annotations
@@ -23,14 +24,19 @@ SAID = re.compile(r" ?(?i:a\.m\.|p\.m\.|am|pm|o'clock)(?!\w)")  # after it: a ti
 MONEY = re.compile(r"\b(?i:dollars?|euros?|pounds?|yen|cents?|pence|prices?|priced|costs?|rates?|shares?|stocks?"
                    r"|sold|sells?|paid|pays?|bought|buys?|worth)\b")
 RANGE = re.compile(rf"\b(?i:from|between) (?P<start>{_CLOCK}) (?i:to|and|till|until) (?P<end>{_CLOCK})")
-AT = re.compile(r"\b(?i:at|until|till|before|after|around) $")
+# Before it, words that say a time: what opens, closes or leaves at it does so at a time; `until` and `after` are of
+# time alone. Not `at` or `around` alone, nor a past `closed at` or `opened at`: a level is at a decimal too
+# (`The pH is at 7.40.`, `The index closed at 10.20.`).
+SCHEDULE = re.compile(r"\b(?i:opens?|closes?|starts?|begins?|ends?|leaves?|left|arrives?|arrived|departs?|departed)"
+                      r" at $")
+UNTIL = re.compile(r"\b(?i:until|till|before|after) $")
+AT = re.compile(r"\b(?i:at|around|until|till|before|after) $")
 LOOK_BACK = 24  # the longest of SCHEDULE and AT (`departed at `) with room to spare: `\b` sees before it
-SCHEDULE = re.compile(r"\b(?i:opens?|opened|closes?|closed|starts?|started|begins?|began|ends?|ended|leaves?|left"
-                      r"|arrives?|arrived|departs?|departed) at $")
-# After the time, the sentence's end, a clause's or a word of time: not `and`, `in` or `on May`, which a
-# price may take too (`at 0.50 and rising`, `at 1.25 in May`).
-AFTER = re.compile(r"[.!?,;:]?$|[,;:!?]|\. | (?i:sharp|tomorrow|today|tonight|in the (?:morning|afternoon|evening)"
-                   r"|every (?:day|morning|evening|night)|on \w*days?)(?!\w)")
+ENDS = re.compile(r"[.!?,;:]?$|[,;:!?]|\. ")  # the sentence's or a clause's end
+# After the time, a word of the time of day or of a day (`at 7.40 tonight`, `at 9.15 tomorrow`): not `and`, `in` or
+# `on May`, which a price may take too (`at 0.50 and rising`, `at 1.25 in May`).
+OF_TIME = re.compile(r" (?i:sharp|tomorrow|today|tonight|in the (?:morning|afternoon|evening)"
+                     r"|every (?:day|morning|evening|night)|on \w*days?)(?!\w)")
 
 ORDINAL = re.compile(r"(?<![\w.,/])(?:(?P<first>1)(?P<first_ending>i?[eè]re|ier)|(?P<number>[0-9]+)i?[eè]me)"
                      r"(?P<plural>s?)\b")
@@ -38,20 +44,25 @@ FIRST_OF_MONTH = re.compile(rf"(?<![\w.,/])1(?= (?i:{FRENCH_MONTH_NAMES})\b)")
 
 
 def read_times(sentence: str) -> str:
-    """`sentence` with each time written with a dot (`at 10.30`) written with a colon, as the corpus does."""
-    money, ranged = MONEY.search(sentence), {m.start(k) for m in RANGE.finditer(sentence) for k in ("start", "end")}
+    """`sentence` with each time written with a dot written with a colon, as the corpus does, where the sentence
+    says it is a time (`at 10.30 pm`, `opens at 9.30`, `at 7.15 in the morning`, `until 10.30.`); else, a decimal
+    as likely (`The pH is at 7.40.`), it is left as typed. The two ends of a range (`from 9.30 to 5.30 pm`) alike."""
+    money = MONEY.search(sentence)
 
-    def read(match: re.Match) -> str:
+    def timed(match: re.Match) -> bool:
         # The words before a clock are looked for in the few characters before it, and what follows is matched in
         # place: a slice or a search of the whole prefix at each clock made a line of clocks quadratic.
         start, end = match.start(), match.end()
         before = max(0, start - LOOK_BACK)
-        timed = SAID.match(sentence, end) or not money and (
-            start in ranged or SCHEDULE.search(sentence, before, start)
-            or AT.search(sentence, before, start) and AFTER.match(sentence, end))
-        return match.group().replace(".", ":") if timed else match.group()
+        return bool(SAID.match(sentence, end) or not money and (
+            SCHEDULE.search(sentence, before, start) or OF_TIME.match(sentence, end) and AT.search(sentence, before, start)
+            or UNTIL.search(sentence, before, start) and ENDS.match(sentence, end)))
 
-    return CLOCK.sub(read, sentence)
+    times = {match.start(): timed(match) for match in CLOCK.finditer(sentence)}
+    for match in RANGE.finditer(sentence):
+        either = times.get(match.start("start"), False) or times.get(match.start("end"), False)
+        times[match.start("start")] = times[match.start("end")] = either
+    return CLOCK.sub(lambda match: match.group().replace(".", ":") if times[match.start()] else match.group(), sentence)
 
 
 def french_form(number: str) -> str:
@@ -73,13 +84,16 @@ def french_ordinals(translation: str) -> str:
 def french_numbers(translation: str, source: str) -> str:
     """`translation` with each run of digit groups that is one of `source`'s English numbers, group for
     group (a whole number with thousands commas: its digits in one group too), in that number's French
-    form; in a run of several (`2.5 3.5`), the longest from the left.
+    form; in a run of several (`2.5 3.5`), the longest from the left. A number that may be a time as well as a
+    decimal (`10.30` that `read_times` left, with no price said) is written as typed: `10,30` would say a decimal.
     Numbers with the same groups (`1.500` and `1,500`) are taken in the source's order."""
     forms: dict[tuple[str, ...], list[str]] = {}
+    money = MONEY.search(source)
     for number in ENGLISH.findall(source):
+        form = number if not money and re.fullmatch(_CLOCK, number) else french_form(number)
         # `2,500,000` as the search writes it too: `2500000` (data.numbers.number_groups)
         for groups in {tuple(DIGIT_GROUP.findall(number)), tuple(number_groups(number))}:
-            forms.setdefault(groups, []).append(french_form(number))
+            forms.setdefault(groups, []).append(form)
     longest, used = max(map(len, forms), default=0), dict.fromkeys(forms, 0)
 
     def form(groups: tuple[str, ...]) -> str:
