@@ -78,11 +78,11 @@ def test_sentence_casing_keeps_i_and_the_names_the_model_knows_capitalised():
         "Write to TOM@EXAMPLE.COM or see WWW.EXAMPLE.COM/ReadMe."
     assert sentence_cased("Www.Example.Com Is Down.", pieces) == "Www.Example.Com is down."
     # Two words the corpus writes capitalised (`CorpusWords.phrases`), in a run of them too, not across a comma.
-    phrases = frozenset({"new york", "world war", "second world"})
-    assert sentence_cased("I LOVE NEW YORK.", pieces, phrases=phrases) == "I love New York."
+    phrases = CorpusWords(frozenset(), frozenset(), frozenset({"new york", "world war", "second world"}))
+    assert sentence_cased("I LOVE NEW YORK.", pieces, words=phrases) == "I love New York."
     assert sentence_cased("i love new york", pieces, True, phrases) == "I love New York"
-    assert sentence_cased("THE SECOND WORLD WAR ENDED.", pieces, phrases=phrases) == "The Second World War ended."
-    assert sentence_cased("I SAW NEW, YORK WAS OLD.", pieces, phrases=phrases) == "I saw new, york was old."
+    assert sentence_cased("THE SECOND WORLD WAR ENDED.", pieces, words=phrases) == "The Second World War ended."
+    assert sentence_cased("I SAW NEW, YORK WAS OLD.", pieces, words=phrases) == "I saw new, york was old."
 
 
 def test_a_line_in_capitals_is_read_with_the_corpus_phrases_capitalised():

@@ -2,7 +2,9 @@
 training. The translator tells by them a word the model garbled from one it learnt (text/names.py):
 `Dégo` for `Diego` is no word of the French it trained on, `Russie` for `Russia` is. And the pairs of
 English words the corpus writes capitalised more often than not inside a sentence (`new york`, `world war`),
-by which a line typed in capitals is read in the corpus's casing (text/casing.py).
+by which a line typed in capitals is read in the corpus's casing (text/casing.py); and the words it writes
+inside a sentence with capitals more often than in small letters, in the form it writes most (`March`, `TV`),
+by which a line's casing is read word by word and a name that is also a word told (`I met Will.`; text/names.py).
 
 Kept with the tokenizer (data/tokenizer.py), so a model file carries them; a tokenizer built before
 them has none, and the translator then does without.
@@ -14,8 +16,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 WORD = re.compile(r"[^\W\d_]+")  # a run of letters: `aujourd'hui` is two, `Jean-Luc` two
+INSIDE = re.compile(r"(?<=[\w,] )[^\W\d_]+\b")  # a word inside a sentence: after a word or a comma, and a space
 PAIR = re.compile(r"(?=\b([^\W\d_]+) ([^\W\d_]+)\b)")  # two words with a space between: each pair, overlapping
 
 
@@ -24,6 +28,12 @@ class CorpusWords:
     source: frozenset[str]
     target: frozenset[str]
     phrases: frozenset[str] = frozenset()  # `new york`: capitalised inside a sentence more often than not
+    cased: frozenset[str] = frozenset()  # `March`, `TV`: written with capitals inside a sentence more often than not
+
+    @cached_property
+    def forms(self) -> dict[str, str]:
+        """Each of `cased`'s words by its form in small letters: `march` -> `March`."""
+        return {form.lower(): form for form in self.cased}
 
     @classmethod
     def of(cls, sources: Iterable[str], targets: Iterable[str]) -> CorpusWords:
@@ -34,14 +44,25 @@ class CorpusWords:
                 pair = match[1].lower() + " " + match[2].lower()
                 seen[pair] += 1
                 capitalised[pair] += all(w[1:] and w.istitle() for w in match.groups())  # `I` says nothing
+        forms = Counter(match.group() for text in dict.fromkeys(sources) for match in INSIDE.finditer(text))
+        lead, most = Counter(), {}  # a word in small letters: times with capitals less times without; form written most
+        for form, n in forms.most_common():
+            word = form.lower()
+            lead[word] += n if form != word else -n
+            if form != word:
+                most.setdefault(word, form)
         return cls(*(frozenset(word.lower() for text in side for word in WORD.findall(text))
                      for side in (sources, targets)),
-                   frozenset(pair for pair, n in capitalised.items() if 2 * n > seen[pair]))
+                   frozenset(pair for pair, n in capitalised.items() if 2 * n > seen[pair]),
+                   frozenset(most[word] for word, n in lead.items() if n > 0))
 
     def payload(self) -> dict:
-        return {"source": sorted(self.source), "target": sorted(self.target), "phrases": sorted(self.phrases)}
+        return {"source": sorted(self.source), "target": sorted(self.target), "phrases": sorted(self.phrases),
+                "cased": sorted(self.cased)}
 
     @classmethod
     def from_payload(cls, payload: dict) -> CorpusWords:
-        # A model file written before phrases were kept has none: its lines are cased word by word.
-        return cls(frozenset(payload["source"]), frozenset(payload["target"]), frozenset(payload.get("phrases", ())))
+        # A model file written before phrases or cased words were kept has none: its lines are cased by the model's
+        # pieces (text/casing.py).
+        return cls(frozenset(payload["source"]), frozenset(payload["target"]), frozenset(payload.get("phrases", ())),
+                   frozenset(payload.get("cased", ())))

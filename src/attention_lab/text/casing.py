@@ -1,10 +1,15 @@
 """Any casing in, the corpus's casing for the model (the Truecase step): an all-capitals, Title Case or
 lower-case sentence is read sentence-cased and its translation given back in capitals when it was typed so.
 
-Sentence-casing a word lower-cases it unless the model reads its capitalised form in fewer pieces (`Tom`,
-`Paris`); `I` and its contractions, the first letter, a title and the name after it (`MR. SMITH`) are
-capitalised. In a lower-case sentence a word the writer capitalised is kept. A Moses truecaser trained on
-the corpus read the valid split no better and the everyday set's names worse (docs/trust.md: Casing).
+Each word is cased by the corpus's evidence (`counted`): as the corpus writes it inside a sentence (`March`,
+`TV`, `Tom`; `CorpusWords.cased`), in small letters where it writes it so; a word it does not know is left as
+typed where its capitals may be a name's or an acronym's (`Ritz` in Title Case, `NY`), else read in small letters
+(`RENOVATION`). `I` and its contractions, the first letter, a title and the name after it (`MR. SMITH`), two words
+the corpus capitalises together (`NEW YORK`) and a month next to a number (`MAY 3`) are capitalised. In a
+lower-case sentence a word the writer capitalised is kept, and a first word the corpus does not know is left in
+small letters (`lol ok`: no name). A model file without the corpus's counts cases a word by the model's pieces:
+capitalised where it reads that form in fewer. A Moses truecaser trained on the corpus read the valid split no
+better and the everyday set's names worse (docs/trust.md: Casing).
 """
 
 from __future__ import annotations
@@ -13,7 +18,9 @@ import re
 from collections.abc import Callable
 from typing import Literal
 
+from attention_lab.data.calendar_names import ENGLISH_MONTH_NAMES
 from attention_lab.data.cleaning import capitalized
+from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.text.record import Context, Draft, Sentence
 from attention_lab.text.symbols import VERBATIM
 
@@ -25,6 +32,11 @@ DETERMINERS = frozenset("the a an this that my your his her our their".split())
 JOINING = frozenset({"and", "or", "&"})  # `MR. AND MRS. SMITH`: the word after a title, but no name
 OPENERS = "\"'«“‘([{"  # written against the word after them
 PHRASE_WORD = re.compile(r"([^\W\d_]+)(\W*)")  # a word of a phrase, and the marks after it
+LETTERS = re.compile(r"[^\W\d_]+")  # a word's letters, before an apostrophe, a hyphen or a digit: `TOM` of `TOM'S`
+MONTH = re.compile(rf"\W*(?i:{ENGLISH_MONTH_NAMES})\W*")
+NUMBER = re.compile(r"\W*[0-9]")
+VOWELS = frozenset("aeiouyàâäéèêëîïôöûùüÿæœ")
+ACRONYM_LETTERS = 3  # `NY`, `EST`, `BBC`; longer words in capitals the corpus lacks are words as often as names
 
 
 def casing(sentence: str) -> Casing:
@@ -45,41 +57,79 @@ def casing(sentence: str) -> Casing:
 
 
 def sentence_cased(sentence: str, pieces: Callable[[str], list], keep_capitals: bool = False,
-                   phrases: frozenset[str] = frozenset()) -> str:
-    """`sentence` as the corpus writes a sentence; `pieces(word)` is what the model reads for a word.
+                   words: CorpusWords | None = None) -> str:
+    """`sentence` as the corpus writes a sentence; `pieces(word)` is what the model reads for a word, `words`
+    the corpus's (its counts of casing, `CorpusWords.cased`, decide a word where it has them: `word_cased`).
     `keep_capitals`: a word with a capital is kept as written (in a lower-case sentence, the writer's
     own capitals are names), the first letter too when it begins one (`iPhone`). A word with an
     address in it is kept as written: it is carried to the output as typed (text/symbols.py). Two
-    words that are one of `phrases` (`CorpusWords.phrases`: `new york`) are capitalised."""
-    words = sentence.split(" ")
-    decided = [(not keep_capitals or word == word.lower()) and not VERBATIM.search(word) for word in words]
-    titles = [word.lower().rstrip(".") in TITLES for word in words]
+    words that are one of `CorpusWords.phrases` (`new york`), and a month next to a number, are capitalised."""
+    parts = sentence.split(" ")
+    decided = [(not keep_capitals or part == part.lower()) and not VERBATIM.search(part) for part in parts]
+    titles = [part.lower().rstrip(".") in TITLES for part in parts]
     # A title, or the name after it; a title after a determiner is a noun (`THE DR. SAID NO.`: the doctor).
-    named = [title or (k > 0 and titles[k - 1] and words[k].lower() not in JOINING
-                       and (k == 1 or words[k - 2].lower() not in DETERMINERS))
+    named = [title or (k > 0 and titles[k - 1] and parts[k].lower() not in JOINING
+                       and (k == 1 or parts[k - 2].lower() not in DETERMINERS))
              for k, title in enumerate(titles)]
-    cores = [PHRASE_WORD.fullmatch(word) for word in words]  # a pair is not across a comma: `YORK, NEW JERSEY`
+    phrases = words.phrases if words else frozenset()
+    cores = [PHRASE_WORD.fullmatch(part) for part in parts]  # a pair is not across a comma: `YORK, NEW JERSEY`
     for k, (first, second) in enumerate(zip(cores, cores[1:])):
         if first and second and not first[2] and f"{first[1]} {second[1]}".lower() in phrases:
             named[k] = named[k + 1] = True
-    cased_words = [word_cased(word, pieces) if decide else word for word, decide in zip(words, decided)]
-    cased = " ".join(capitalized(word) if decide and name else word
-                     for word, decide, name in zip(cased_words, decided, named))
-    first = next((decide for word, decide in zip(words, decided) if any(c.isalpha() for c in word)), True)
-    return capitalized(cased) if first else cased  # `« iPhone` stays
+    for k, part in enumerate(parts):  # `MAY 3`, `3 MAY`: the month, not the verb
+        named[k] |= bool(MONTH.fullmatch(part)) and any(
+            NUMBER.match(parts[j]) for j in (k - 1, k + 1) if 0 <= j < len(parts))
+    cased_words = [word_cased(part, pieces, words) if decide else part for part, decide in zip(parts, decided)]
+    cased = " ".join(capitalized(part) if decide and name else part
+                     for part, decide, name in zip(cased_words, decided, named))
+    first = next((k for k, part in enumerate(parts) if any(c.isalpha() for c in part)), None)
+    if first is None or not decided[first] or cased_words[first] == parts[first] and unknown(parts[first], words):
+        return cased  # `« iPhone` stays, and `lol ok`: a word the corpus lacks, typed in small letters, is no name
+    return capitalized(cased)
 
 
-def word_cased(word: str, pieces: Callable[[str], list]) -> str:
-    """`word` lower-cased, unless the model reads its capitalised form in fewer pieces, or, typed in
-    capitals, that form in fewer still; `I` and its contractions capitalised, after an opening quote or
-    bracket too (`«I'm`)."""
+def unknown(word: str, words: CorpusWords | None) -> bool:
+    """Whether the letters of `word` (its first run of them) are no word of the corpus's English, as far as
+    `words` with counts of casing tell (a model file without them tells none)."""
+    letters = LETTERS.search(word)
+    return bool(words and words.cased and letters and letters.group().lower() not in words.source)
+
+
+def acronym(letters: str) -> bool:
+    """Whether `letters`, typed in capitals, read as an acronym where the corpus lacks the word: at most
+    `ACRONYM_LETTERS` letters, or no vowel (`NY`, `EST`, `BBC`, `HTML`)."""
+    return len(letters) > 1 and letters.isupper() and (
+        len(letters) <= ACRONYM_LETTERS or not VOWELS & set(letters.lower()))
+
+
+def counted(typed: str, words: CorpusWords) -> str:
+    """`typed` (a word, marks after it) cased by the corpus's counts: as the corpus writes it inside a sentence
+    (`MARCH` -> `March`, `TV`), in small letters where it writes it so; a word it lacks as typed where its
+    capitals may be an acronym's or a name's (`NY`, `Ritz`), else in small letters (`RENOVATION`)."""
+    letters = LETTERS.search(typed)
+    if letters is None:
+        return typed.lower()
+    small = letters.group().lower()
+    if small in words.forms:  # `TOM'S` -> `Tom's`
+        return typed[: letters.start()].lower() + words.forms[small] + typed[letters.end() :].lower()
+    if small not in words.source and (acronym(letters.group()) or letters.group()[1:].islower()):
+        return typed
+    return typed.lower()
+
+
+def word_cased(word: str, pieces: Callable[[str], list], words: CorpusWords | None = None) -> str:
+    """`word` cased by the corpus's counts in `words` (`counted`); without them, lower-cased unless the model
+    reads its capitalised form in fewer pieces, or, typed in capitals, that form in fewer still. `I` and its
+    contractions capitalised, after an opening quote or bracket too (`«I'm`)."""
     lower = word.lower()
     core = lower.lstrip(OPENERS)
     head = lower[: len(lower) - len(core)]
     if core == "i" or core.startswith("i'"):
         return head + "I" + core[1:]
-    capital = core[:1].upper() + core[1:]  # compared without the opener, which splits the word differently
     typed = word[len(head) :]
+    if words and words.cased:
+        return head + counted(typed, words)
+    capital = core[:1].upper() + core[1:]  # compared without the opener, which splits the word differently
     if typed.isupper() and len(typed) > 1 and len(pieces(typed)) < min(len(pieces(capital)), len(pieces(core))):
         return head + typed  # an acronym the model knows in capitals: `OK`, `TV`, `FBI` (not `US`, `NO`)
     return head + capital if core != capital and len(pieces(capital)) < len(pieces(core)) else lower
@@ -111,8 +161,8 @@ class Truecase:
     def read(self, sentence: Sentence, context: Context) -> Sentence:
         typed = sentence.text
         case = casing(typed)
-        phrases = context.words.phrases if context.words else frozenset()
-        cased = typed if case == "as written" else sentence_cased(typed, context.src.pieces, case == "lower", phrases)
+        cased = typed if case == "as written" else sentence_cased(typed, context.src.pieces, case == "lower",
+                                                                  context.words)
         if case == "upper" and cased == typed:
             case = "as written"  # acronyms the model knows in capitals alone (`OK.`): no shouting
         return sentence.read(self, cased, case)

@@ -2,9 +2,12 @@
 the model copies and written back in its place (placeholding: Crego et al. 2016, "SYSTRAN's Pure NMT", §7; Post
 et al. 2019, "An Exploration of Placeholding in NMT"); a name the model garbled is written back as typed.
 
-A run of capitalised words the corpus does not know (or knows only as a word: `Mr. Hill`), not a nationality
-(`Nigerian`), is read as `Tom`, then `Mary`, then `John` (those the sentence lacks), which the search must write
-(inference/number_constraint.py), and written back as the run typed, elided before a vowel (`d'Emma`).
+A run of names is read as `Tom`, then `Mary`, then `John` (those the sentence lacks), which the search must write
+(inference/number_constraint.py), and written back as the run typed, elided before a vowel (`d'Emma`). A name, by
+the evidence of the line: a capitalised word the corpus does not know, not a nationality (`Nigerian`), nor a verb
+that begins a clause before its object (`Whisk the eggs.`); a word after a title (`Mr. Hill`); a word the corpus
+writes in small letters, capitalised inside a clause (`I met Will.`, not `Will you?`; the corpus's counts of
+casing, `CorpusWords.cased`, tell it from `March`); an acronym the corpus lacks (`NY`, `BBC`: text/casing.py).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import numpy as np
 
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.data.tokenizer import Codec
-from attention_lab.text.casing import OPENERS, TITLES
+from attention_lab.text.casing import DETERMINERS, OPENERS, TITLES, acronym
 from attention_lab.text.symbols import CLOSING, output_word_of
 
 LIKENESS = 0.5
@@ -28,12 +31,39 @@ _CAPITALISED = re.compile(r"(?<![\w'’./@-])(?P<core>[^\W\d_]+(?:-[^\W\d_]+)*)(
 _NATIONALITY = re.compile(r".{4,}(?:ian|ean|ese|ish)")  # `Nigerian`, `Sudanese`; not `Julian`
 _ELIDING = re.compile(r"\b(?P<word>[dDlLjJmMtTsSnN]e|[qQ]ue|[lL]a) $")  # `de Emma` -> `d'Emma`
 _VOWELS = "AEIOUYÀÂÉÈÊËÎÏÔÛÙÜ"
+# What begins a clause, before a word: its capital says nothing (`Note: Stir well.`, `"Stop," he said.`); a quote
+# or bracket opens one only against the word (`"Yes," Will said.`: after a closing quote, Will is a name).
+_CLAUSE = re.compile(r"(?:^|[.!?:;…–—-]\s*|«\s*|[\"“(\[‘'])$")
+# After a verb that begins a clause, its object: `Whisk the eggs`, `Grate 2 carrots`, `Unplug it`.
+_OBJECT = re.compile(rf"\s+(?:(?i:{'|'.join(DETERMINERS)}|these|those|its|some|any|all|each|every|both|it|them|me|him|us)"
+                     r"\b|[0-9])")
 
 
-def _is_name(core: str, after_title: bool, known: frozenset[str]) -> bool:
+def _is_name(core: str, sentence: str, start: int, after_title: bool, words: CorpusWords) -> bool:
+    """Whether the word `core` at `start` in `sentence` is a name, by the evidence of the line (module doc)."""
     parts = core.split("-")
-    return all(p[:1].isupper() and p[1:].islower() for p in parts) and core not in PLACEHOLDERS and \
-        (after_title or (core.lower() not in known and _NATIONALITY.fullmatch(core) is None))
+    if core in PLACEHOLDERS:
+        return False
+    small = core.lower()
+    if all(map(acronym, parts)):
+        return small not in words.source
+    if not all(p[:1].isupper() and p[1:].islower() for p in parts):
+        return False
+    if after_title:
+        return True
+    clause = _CLAUSE.search(sentence, max(0, start - 3), start) is not None
+    if small in words.source:
+        return bool(words.cased) and not clause and small not in words.forms and not _in_phrase(sentence, start, core,
+                                                                                                 words.phrases)
+    return _NATIONALITY.fullmatch(core) is None and not (clause and _OBJECT.match(sentence, start + len(core)))
+
+
+def _in_phrase(sentence: str, start: int, core: str, phrases: frozenset[str]) -> bool:
+    """Whether `core` at `start` and a word next to it are a pair the corpus capitalises (`World War`)."""
+    before = re.search(r"([^\W\d_]+) $", sentence[max(0, start - 40) : start])
+    after = re.match(r" ([^\W\d_]+)", sentence[start + len(core) :])
+    return any(pair.lower() in phrases for pair in (before and f"{before[1]} {core}", after and f"{core} {after[1]}")
+               if pair)
 
 
 def placeheld(sentence: str, words: CorpusWords, defined: frozenset[str] = frozenset()
@@ -49,7 +79,7 @@ def placeheld(sentence: str, words: CorpusWords, defined: frozenset[str] = froze
         while end and sentence[end - 1].isspace():
             end -= 1
         title = sentence[sentence.rfind(" ", 0, end) + 1 : end].lower().rstrip(".") in TITLES
-        if not _is_name(match["core"], title, words.source) or match["core"].lower() in defined:
+        if match["core"].lower() in defined or not _is_name(match["core"], sentence, match.start(), title, words):
             continue
         if spans and sentence[spans[-1][1] : match.start()] == " ":
             spans[-1][1] = match.start() + len(match["core"])  # a run: `Hannah Okafor`
