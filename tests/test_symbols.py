@@ -49,7 +49,7 @@ def test_take_out_notes_each_run_and_its_place():
     assert take_out("I love 🐱 cats.", reads) == ("I love cats.", (Carried("🐱", 2, False, False),))
     assert take_out("🐱 I love cats 你你", reads) == ("I love cats", (Carried("🐱", None, False, False),
                                                                    Carried("你你", None, True, False)))
-    assert take_out("I love cats🐱. 🐱Go", reads) == ("I love cats. Go", (Carried("🐱", 2, True, True),
+    assert take_out("I love cats🐱. 🐱Go", reads) == ("I love cats. Go", (Carried("🐱", 2, True, True, True),
                                                                         Carried("🐱", 3, False, True)))
     assert take_out("🐱🐱", reads) == ("", (Carried("🐱🐱", None, False, False),))
     assert take_out(PLAIN, reads) == (PLAIN, ())
@@ -57,10 +57,11 @@ def test_take_out_notes_each_run_and_its_place():
 
 def test_a_run_between_two_words_leaves_a_space_and_none_is_left_before_punctuation():
     reads = str.isascii
-    assert take_out("Tom♥Mary are here.", reads) == ("Tom Mary are here.", (Carried("♥", 0, True, True),))
+    assert take_out("Tom♥Mary are here.", reads) == ("Tom Mary are here.", (Carried("♥", 0, True, True, True),))
+    assert take_out("Hi!♥ Go.", reads) == ("Hi! Go.", (Carried("♥", 0, True, True),))  # after its punctuation
     assert take_out("★ I see 🐱 the cat 你.", reads) == ("I see the cat.", (
         Carried("★", None, False, False), Carried("🐱", 2, False, False), Carried("你", 3, True, False)))
-    assert take_out("naïve", reads) == ("nave", (Carried("ï", 0, True, True),))  # a letter is in its word
+    assert take_out("naïve", reads) == ("nave", (Carried("ï", 0, True, True, True),))  # a letter is in its word
 
 
 def test_a_long_line_of_runs_is_taken_out_in_linear_work():
@@ -142,6 +143,7 @@ def test_put_back_places_each_run_by_attention():
     place = functools.partial(put_back, source=source, pieces=pieces, attention=attention, src=codec, tgt=codec)
     assert place([Carried("🐱", 1, False, False)]) == "le chat 🐱 noir."
     assert place([Carried("♥", 1, True, True)]) == "le chat noir.♥"
+    assert place([Carried("♥", 1, True, True, True)]) == "le chat noir♥."  # typed `black♥`: before the French period
     assert place([Carried("你", 2, True, False)]) == "le chat 你 noir."  # after the word of "cat." (chat)
     assert place([Carried("★", 1, True, False)]) == "le chat noir ★."  # before the period
     assert place([Carried("★", None, False, False), Carried("你", None, True, False)]) == "★ le chat noir. 你"

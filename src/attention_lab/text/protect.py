@@ -7,6 +7,7 @@ form (text/number_forms.py), then the carried runs back in place, which no later
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from functools import partial
 
@@ -46,10 +47,32 @@ class Protect:
                  if context.words and draft.pieces else {})
         text = put_back(carried, source, draft.pieces, draft.attention, context.src, tgt,
                         partial(as_written, source=source, names=names))
-        text = names_back(text, placeholders)
+        french = context.words.target if context.words else frozenset()
+        text = names_back(unglued(text, placeholders, french, sentence.text), placeholders)
         # The glossary's terms as given: no later step changes them (a line in capitals keeps them as the user wrote).
         return replace(draft, text=text, kept=tuple(run.text for run in carried),
                        terms=tuple(term for term in terms_of(sentence) if term in text))
+
+
+def leaked(text: str, placeholder: str, french: frozenset[str], source: str) -> list[re.Match]:
+    """The words of `text` that begin with `placeholder`, any case, alone or glued to letters or digits (`Tom`,
+    `TomIIIIIII`, `Tomok`), and are neither a French word of the corpus (`french`, in small letters: `tomate`)
+    nor a word of `source` (`Johnny`): where the model wrote the placeholder."""
+    typed = {word.lower() for word in re.findall(r"[^\W_]+", source)}
+    return [match for match in re.finditer(rf"(?<![\w-])(?i:{placeholder})[^\W_]*", text)
+            if match.group().lower() not in french and match.group().lower() not in typed]
+
+
+def unglued(text: str, pairs: tuple[tuple[str, str], ...], french: frozenset[str], source: str) -> str:
+    """`text` with each placeholder of `pairs` the model glued to other letters (`leaked`: `TomIIIIIII`, `Tomok`)
+    set apart from them (`Tom IIIIIII`), so that `names_back` writes it as its name: French writes no letter onto
+    a name, and the letters are the model's own (`Henry VIII` read `Tom VIII`, `lol ok` read `Tom ok`)."""
+    for placeholder, _ in pairs:
+        for match in reversed(leaked(text, placeholder, french, source)):
+            if len(match.group()) > len(placeholder):
+                rest = match.group()[len(placeholder) :]
+                text = text[: match.start()] + f"{placeholder} {rest}" + text[match.end() :]
+    return text
 
 
 def placeholders(sentence: Sentence) -> list[str]:

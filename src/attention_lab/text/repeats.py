@@ -33,11 +33,7 @@ def written_once(pieces: Sequence[str], source: str, join: Callable[[Sequence[st
     if not pieces or repeats_on_purpose(source):
         return everything
     words = join(pieces).split()
-    # A piece that writes no character (a bare `▁` before `à` or a digit) starts the word after it.
     word_of = output_words(pieces, join)
-    for t in reversed(range(len(pieces) - 1)):
-        if not join([pieces[t]]).strip():
-            word_of[t] = word_of[t + 1]
     of_word: list[list[int]] = [[] for _ in words]
     for t, w in enumerate(word_of):
         of_word[w].append(t)

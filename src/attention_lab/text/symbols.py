@@ -6,7 +6,8 @@ Carried: characters no token of the source vocabulary holds (`Codec.reads`), who
 (👨‍👩‍👧, 🇫🇷), and `VERBATIM` text although the model reads its characters. A run goes back next to the output
 word of the source word it touched (the output piece whose attention sums most over that word's pieces; by
 relative position where pieces cannot be told apart), on the same side, before that word's punctuation; one
-after a clause's `,;:` after the output's same mark; a minus sign against the n-th output word with its number.
+after a clause's `,;:` after the output's same mark; one glued to a number (a minus sign, `572♥`) against the n-th
+output word with that number.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class Carried:
     word: int | None  # the word of the sentence left that it goes with; None: a sentence edge
     after: bool  # it follows that word (else precedes it); with no word: the end (else the start)
     attached: bool  # no space between it and that word
+    inside: bool = False  # right after the word's letters or digits (`OK♥.`, `9¾`), before any punctuation of it
 
 
 CLOSING = ".,!?;:…)]}»%"  # punctuation written against the word before it
@@ -50,8 +52,8 @@ VERBATIM = re.compile(rf"""
   | (?<![\w.-])[\w-]+(?:\.[\w-]+)*\.(?:{_ENDINGS}|{_ENDINGS.upper()})\b(?![\w@-])  # a bare domain
   | (?<![^\s«])[-−](?=[0-9])                                                       # a number's minus sign
   | {DOTTED_CHAIN}                                                                 # `1.2.3`, `192.168.1.1`
-  | (?<![\w.,:/-])(?:[0-9]{{2,4}}(?:[\ .-][0-9]{{2,4}}){{3,6}}|[0-9]{{3}}[\ .-][0-9]{{3}}[\ .-][0-9]{{4}})
-    (?![\w@:/-]|[.,\ ][0-9])                                                        # a phone number
+  | (?<![\w.,:/+-])\+?(?:[0-9]{{2,4}}(?:[\ .-][0-9]{{2,4}}){{3,6}}|[0-9]{{3}}[\ .-][0-9]{{3}}[\ .-][0-9]{{4}})
+    (?![\w@:/-]|[.,\ ][0-9])                                             # a phone number, its `+` with it
   | (?<![\w.,:/-])[0-9]+(?:[-/][0-9]+)+(?![\w@:/-]|[.,][0-9])                      # `3-2`, `555-1234`, `1/2`
   | (?<![\w@.])@[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*                                   # a handle: `@tom_smith`
   | (?<![\w.])(?i:etc)(?=\.)(?:\.(?=\s*[\w(),;:]))?                                # `etc` (French's too)
@@ -90,7 +92,7 @@ def take_out(sentence: str, reads: Callable[[str], bool]) -> tuple[str, tuple[Ca
             continue
         after = text[end : end + 1]
         left, right, closing = last.strip() != "", after.strip() != "", after != "" and after in CLOSING
-        runs.append((run, words, left, right, closing))
+        runs.append((run, words, left, right, closing, last.isalnum()))
         if left and right and not closing and not joins_a_word(run):
             kept.append(" ")
             last = " "
@@ -101,9 +103,9 @@ def take_out(sentence: str, reads: Callable[[str], bool]) -> tuple[str, tuple[Ca
                 kept[-1] = kept[-1].rstrip()  # each part once: it ends in a word after
             last = kept[-1][-1] if kept else ""
     carried = []
-    for run, before, left, right, closing in runs:
+    for run, before, left, right, closing, inside in runs:
         if left:
-            carried.append(Carried(run, before - 1, True, True))
+            carried.append(Carried(run, before - 1, True, True, inside))
         elif closing and before > 0:  # `cat 🐱.`: after `cat`, spaced, and the period after both
             carried.append(Carried(run, before - 1, True, False))
         elif right or 0 < before < words:
@@ -114,8 +116,14 @@ def take_out(sentence: str, reads: Callable[[str], bool]) -> tuple[str, tuple[Ca
 
 
 def output_words(pieces: Sequence[str], join: Callable[[Sequence[str]], str]) -> list[int]:
-    """The word of `join(pieces)` (split at spaces) each output piece falls in."""
-    return [max(len(join(pieces[: t + 1]).split()) - 1, 0) for t in range(len(pieces))]
+    """The word of `join(pieces)` (split at spaces) each output piece falls in. A piece that writes no character
+    (the bare `▁` SentencePiece writes before `à`, a digit or a capital) starts the word after it: counted with
+    the word before, a symbol glued to `572` went back onto that word."""
+    words = [max(len(join(pieces[: t + 1]).split()) - 1, 0) for t in range(len(pieces))]
+    for t in reversed(range(len(pieces) - 1)):
+        if not join([pieces[t]]).strip():
+            words[t] = words[t + 1]
+    return words
 
 
 def output_word_of(source: str, pieces: Sequence[str], attention: np.ndarray, src: Codec,
@@ -138,8 +146,9 @@ def number_word(source_word: str, words: Sequence[str], before: Sequence[str] = 
     """The first of `words` that begins with the number `source_word` begins with (its first digit
     group, whole: `5` is not `50`), or the n-th where n - 1 of the source's words `before` it begin
     with it too (the last when fewer); None when `source_word` begins with no digit or no word has it.
-    A minus sign goes back there: the search writes the number's digits (inference/number_constraint.py)
-    where attention may not point, in the source's order (`from 5 to -5`: `de 5 à -5`, not `de -5 à 5`)."""
+    A run glued to the number goes back there: the search writes the number's digits
+    (inference/number_constraint.py) where attention may not point, in the source's order (`from 5 to -5`:
+    `de 5 à -5`, not `de -5 à 5`)."""
     first = re.match(r"[0-9]+", source_word)
     if first is None:
         return None
@@ -163,13 +172,16 @@ def put_back(carried: Sequence[Carried], source: str, pieces: Sequence[str], att
     # Words of the text as recased: its numbers' forms (text/number_forms.py) may join or split words.
     word_of = output_word_of(source, pieces, attention, src, lambda some: recase(tgt.join(some)))
     slots: dict[tuple[int, bool, bool], list[str]] = {}  # (output word, after, attached) -> runs, in order
+    # Typed right after a word's letters or digits (`9¾`, `OK♥.`): before the output word's closing punctuation
+    # (`9¾,`, `D'accord♥.`), which is the French sentence's or clause's, not the run's.
+    inside: dict[int, list[str]] = {}
     edges: dict[bool, list[str]] = {False: [], True: []}
     for run in carried:
         if run.word is None:
             edges[run.after].append(run.text)
             continue
         number = (number_word(source_text_words[run.word], words, source_text_words[: run.word])
-                  if run.attached and not run.after else None)
+                  if run.attached else None)
         if number is not None:
             target = number
         elif word_of is not None:
@@ -183,10 +195,16 @@ def put_back(carried: Sequence[Carried], source: str, pieces: Sequence[str], att
                 target = next((i for i in range(target, stop) if words[i].endswith(mark)), target)
         else:
             target = round(run.word / max(len(source_text_words) - 1, 1) * (len(words) - 1))
-        slots.setdefault((min(target, len(words) - 1), run.after, run.attached), []).append(run.text)
+        target = min(target, len(words) - 1)
+        if run.inside:
+            inside.setdefault(target, []).append(run.text)
+        else:
+            slots.setdefault((target, run.after, run.attached), []).append(run.text)
     items = list(edges[False])
     for i, word in enumerate(words):
-        glued = "".join(slots.get((i, False, True), [])) + word + "".join(slots.get((i, True, True), []))
+        core = word.rstrip(CLOSING) or word
+        glued = "".join(slots.get((i, False, True), [])) + core + "".join(inside.get(i, [])) + word[len(core) :] + \
+            "".join(slots.get((i, True, True), []))
         items += [*slots.get((i, False, False), [])]
         spaced = slots.get((i, True, False), [])
         body = glued.rstrip(CLOSING)
