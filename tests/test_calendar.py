@@ -14,7 +14,7 @@ PAIRS = [("See you on Monday.", "À lundi."), ("Sunday is a holiday.", "Dimanche
          ("I was born in April, not in May.", "Je suis né en avril, pas en mai."),
          ("Between Monday and Friday, not on Sundays.", "Entre lundi et vendredi, pas le dimanche."),
          ("April, August and October.", "Avril, août et octobre."), ("It's the end of August.", "C'est la fin d'août."),
-         ("It's March, but warm.", "C'est mars, mais il fait chaud."),  # mais is no plural month
+         ("It's March, but I'm busy.", "C'est mars, mais je suis occupé."),  # mais is no plural month
          ("See you on Friday!", "À VENDREDI !")]
 NOT_SWAPPED = [("May I come in?", "Puis-je entrer ?"),  # the verb
                ("I'll come in May.", "Je viendrai au printemps."),  # the French does not name it
@@ -85,7 +85,8 @@ def test_calendar_pairs_are_seeded_drawn_from_pairs_naming_days_or_months_and_of
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory):
     days = [(f"See you on {day}.", f"À {FRENCH[day]}.") for day in ("Monday", "Sunday", "Friday")] * 6
-    return prepared_with(tmp_path_factory, "calendar", days)
+    people = [(f"I see {name}.", f"Je vois {name}.") for name in ("Tom", "Mary")] * 3  # names for the renamed pairs
+    return prepared_with(tmp_path_factory, "calendar", days + people)
 
 
 def test_only_the_train_pairs_are_swapped_after_the_renamed_ones(prepared):

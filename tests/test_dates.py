@@ -21,8 +21,8 @@ from attention_lab.data.date_augmentation import (
 PAIRS = [("I'll come on May 23rd.", "Je viendrai le 23 mai."),
          ("I was born on June 4, 1974.", "Je suis né le 4 juin 1974."),
          ("The law is effective from the 1st of April.", "La loi entre en vigueur à partir du 1er avril."),
-         ("He left on 3 March 2001.", "Il est parti le 3 mars 2001."),
-         ("In October, it rains.", "En octobre, il pleut."),
+         ("We left on 3 March 2001.", "Nous sommes partis le 3 mars 2001."),
+         ("In October, I moved.", "En octobre, j'ai déménagé."),
          ("I met Tom in May.", "J'ai rencontré Tom en mai.")]
 NOT_DATED = [("May I come in?", "Puis-je entrer ?"),  # the verb
              ("I'll come on May 23rd.", "Je viendrai le 24 mai."),  # not the same day
@@ -31,6 +31,10 @@ NOT_DATED = [("May I come in?", "Puis-je entrer ?"),  # the verb
              ("On May 2nd or May 3rd.", "Le 2 mai."),  # one more date on the English side
              ("I'll come in May.", "Je viendrai au printemps."),  # the French names no month
              ("It happened in October 1987.", "C'est arrivé en octobre 1987."),  # a month of a year: no day
+             ("In October, it rains.", "En octobre, il pleut."),  # the month's weather, every year
+             ("School begins in April.", "L'école commence en avril."),  # a month as a period: no one day
+             ("Christmas is December 25th.", "Noël est le 25 décembre."),  # a holiday's date
+             ("Sputnik was launched on October 4, 1957.", "Spoutnik fut lancé le 4 octobre 1957."),  # history
              ("No dates here.", "Pas de dates ici.")]
 
 

@@ -54,7 +54,7 @@ def test_renamed_pairs_are_seeded_drawn_from_pairs_sharing_a_name_and_off_at_zer
 
 @pytest.fixture(scope="module")
 def prepared(tmp_path_factory):
-    people = [(f"{name} sees the cat.", f"{name} voit le chat.") for name in ("Tom", "Mary")] * 9
+    people = [(f"The cat sees {name}.", f"Le chat voit {name}.") for name in ("Tom", "Mary")] * 9
     return prepared_with(tmp_path_factory, "names", people)
 
 

@@ -17,7 +17,7 @@ from attention_lab.data.ordinal_augmentation import (
 )
 
 FIRSTS = [("It's the first time.", "C'est la première fois."),
-          ("He was the first man to arrive.", "Il fut le premier homme à arriver.")]
+          ("It's my first trip.", "C'est mon premier voyage.")]
 OTHERS = [("The elevator stopped on the second floor.", "L'ascenseur s'est arrêté au deuxième étage."),
           ("Today is my seventeenth birthday.", "Aujourd'hui, c'est mon dix-septième anniversaire."),
           ("In 1683, the Turks besieged Vienna for the second time.",
@@ -31,6 +31,9 @@ NOT_ORDINAL = [("It's the first time.", "C'est la deuxième fois."),  # not the 
                ("They were the first ones.", "Ils étaient les premiers."),  # the French plural
                ("It's the twenty-second time.", "C'est la vingt-deuxième fois."),  # a compound
                ("Wait a second.", "Attends une seconde."),  # the time unit
+               ("He was the first man to arrive.", "Il fut le premier homme à arriver."),  # a record
+               ("Osaka is the second largest city.", "Osaka est la deuxième plus grande ville."),  # a rank
+               ("It's the first day of the week.", "C'est le premier jour de la semaine."),  # the calendar's
                ("No ordinal here.", "Pas d'ordinal ici.")]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from attention_lab.data.calendar_facts import states_calendar_fact
 from attention_lab.data.calendar_names import DAYS, ENGLISH_MONTH_NAMES, FRENCH_MONTH_NAMES, MONTHS
 from attention_lab.data.date_augmentation import MONTH_NUMBER, dates, days_in
 from attention_lab.data.drawn_pairs import Rng, augmentation, pick
@@ -26,11 +27,12 @@ FRENCH_WORD = re.compile(rf"\b({_FRENCH_DAYS}|(?:{FRENCH_MONTH_NAMES})(?!s))(s?)
 
 def calendar_words(source: str, target: str) -> list[str]:
     """The weekdays and months of `source` (singular) in order, each once, when `target` names each of them as
-    often (either number, any case) and no other; else none. So `May` counts only where the French says `mai`,
-    which leaves out the verb (all 16 such pairs of the corpus)."""
+    often (either number, any case) and no other, and `source` states no fact of the calendar that another day
+    or month would make false (data/calendar_facts.py); else none. So `May` counts only where the French says
+    `mai`, which leaves out the verb (all 16 such pairs of the corpus)."""
     english = [match[1] for match in ENGLISH_WORD.finditer(source)]
     french = Counter(match[1].lower() for match in FRENCH_WORD.finditer(target))
-    if not english or Counter(FRENCH[word] for word in english) != french:
+    if not english or Counter(FRENCH[word] for word in english) != french or states_calendar_fact(source):
         return []
     return list(dict.fromkeys(english))
 

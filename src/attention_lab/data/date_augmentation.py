@@ -8,6 +8,7 @@ from __future__ import annotations
 import calendar
 import re
 
+from attention_lab.data.calendar_facts import states_calendar_fact
 from attention_lab.data.calendar_names import ENGLISH_MONTH_NAMES, FRENCH_MONTH_NAMES, MONTHS
 from attention_lab.data.drawn_pairs import Rng, augmentation, pick
 
@@ -27,6 +28,13 @@ ENGLISH_IN_MONTH = re.compile(rf"\b(?P<preposition>[Ii]n) (?P<month>{ENGLISH_MON
 FRENCH_IN_MONTH = re.compile(rf"\b(?P<preposition>[Ee]n) (?P<month>{FRENCH_MONTH_NAMES})\b(?! [0-9])")
 FORMS = ("{month} {day}", "{month} {day}{ordinal}", "the {day}{ordinal} of {month}", "{day} {month}",
          "{day}{ordinal} {month}")
+# A verb of one event, past or to come (`I met Tom in October.`, `I'll see you in October.`): a month alone
+# becomes a date only there, never where it is a period (`We have snow in January.`, `School begins in April.`).
+_NOT_VERBS = r"(?:no|some|any|every)?thing|morning|evening|during|spring|ceiling|building|wedding|meeting|feeling"
+EVENT = re.compile(r"\b(?:was|were|did|had|will|would|shall|wo|got|met|went|came|left|told|said|saw|took|gave|"
+                   r"made|began|born)(?:n't)?\b|'ll\b|\bgoing to\b"
+                   rf"|\b(?:am|is|are|'m|'re|'s)(?: \w+ly)? (?!(?:{_NOT_VERBS})\b)\w+ing\b"
+                   r"|\b(?:(?i:i|you|he|she|it|we|they|that|this)|Tom|Mary|John|have|has|'ve) \w+ed\b")
 YEAR_AFTER = re.compile(r"^, (?=[0-9]{4}\b)")  # `May 5, 1990`; British writes `5 May 1990`
 
 
@@ -54,15 +62,17 @@ def dates(text: str) -> list[tuple[int, int]]:
 
 
 def dated(source: str, target: str) -> tuple[re.Match[str], re.Match[str]] | None:
-    """The pair's one date on each side (`ENGLISH_DATE`, `FRENCH_DATE`: the same day; 30 train pairs) or else its
-    month alone (`*_IN_MONTH`: the same month; 65 more), when neither side names another month; else None."""
-    if len(ANY_MONTH.findall(source)) != 1 or len(ANY_MONTH.findall(target)) != 1:
-        return None  # `in May and July`
+    """The pair's one date on each side (`ENGLISH_DATE`, `FRENCH_DATE`: the same day) or else its month alone
+    (`*_IN_MONTH`: the same month) where the English tells of one `EVENT`, when neither side names another month
+    and the English states no fact of the calendar (data/calendar_facts.py); else None."""
+    if len(ANY_MONTH.findall(source)) != 1 or len(ANY_MONTH.findall(target)) != 1 or states_calendar_fact(source):
+        return None  # `in May and July`, `Christmas is December 25th.`
     for english_pattern, french_pattern in ((ENGLISH_DATE, FRENCH_DATE), (ENGLISH_IN_MONTH, FRENCH_IN_MONTH)):
         english, french = list(english_pattern.finditer(source)), list(french_pattern.finditer(target))
         if english or french:
             same = len(english) == len(french) == 1 and month_and_day(english[0]) == month_and_day(french[0])
-            return (english[0], french[0]) if same else None
+            alone = english_pattern is ENGLISH_IN_MONTH
+            return (english[0], french[0]) if same and (not alone or EVENT.search(source)) else None
     return None
 
 

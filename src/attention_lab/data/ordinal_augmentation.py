@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from attention_lab.data.calendar_facts import states_calendar_fact
 from attention_lab.data.date_augmentation import ANY_MONTH, ordinal
 from attention_lab.data.drawn_pairs import Rng, augmentation
 
@@ -29,15 +30,34 @@ _DETERMINER = r"(?:the|my|your|his|her|its|our|their) "
 ENGLISH_ORDINAL = re.compile(rf"\b(?P<before>{_DETERMINER})(?P<word>{_ENGLISH_WORDS})\b", re.IGNORECASE)
 # Not inside a compound (`vingt-deuxième`) nor a plural (`premiers`).
 FRENCH_ORDINAL = re.compile(rf"(?<![\w-])(?P<word>{_FRENCH_WORDS})(?![\w-])", re.IGNORECASE)
+# The largest ordinal the noun after it takes (`the 4th quarter`, `the 21st century`, `my 9th husband`). A noun not
+# here, or none, keeps its ordinal: a record (`the first man to cross the Pacific`), a rank (`the second largest
+# city`), a name (`the Second World War`) or an idiom (`in the first place`) would turn false.
+_LARGEST = {2: "half", 4: "quarter", 9: "husband wife marriage boyfriend girlfriend boss love child son daughter prize",
+            12: "month grade year", 21: "century", 52: "week", 100: "floor birthday anniversary wedding row lesson chapter",
+            199: "time day night trip train flight voyage concert kiss date encounter step round try attempt guess shot "
+                 "punch stage class page street corner light traffic paycheck investigation conference piece song car "
+                 "edition impression word thing game match visit question job book episode movie album"}
+ORDINAL_LARGEST = {noun: largest for largest, nouns in _LARGEST.items() for noun in nouns.split()}
+NOUN_AFTER = re.compile(r" ([a-z]+)\b")
+
+
+def largest_ordinal(after: str) -> int | None:
+    """The largest ordinal the noun opening `after` (what follows the ordinal: ` quarter.`) takes
+    (`ORDINAL_LARGEST`); None for a noun not listed, or none."""
+    noun = NOUN_AFTER.match(after)
+    return ORDINAL_LARGEST.get(noun[1]) if noun else None
 
 
 def ordinal_words(source: str, target: str) -> tuple[re.Match[str], re.Match[str]] | None:
     """The pair's ordinal on each side (`ENGLISH_ORDINAL`, after `the` or a possessive; `FRENCH_ORDINAL`, in
-    the singular) when each side names one, the same, and no month (`the first of May` is a date:
-    data/date_augmentation.py); else None. 315 train pairs have one, 253 of them `first`."""
+    the singular) when each side names one, the same, before a noun of `ORDINAL_LARGEST`, and no month (`the
+    first of May` is a date: data/date_augmentation.py) nor fact of the calendar (`the first day of the week`);
+    else None. 315 train pairs have one, 253 of them `first`."""
     english, french = list(ENGLISH_ORDINAL.finditer(source)), list(FRENCH_ORDINAL.finditer(target))
     if (len(english) != 1 or len(french) != 1 or len(ENGLISH_ANY.findall(source)) != 1
-            or ANY_MONTH.search(source) or ANY_MONTH.search(target)):
+            or ANY_MONTH.search(source) or ANY_MONTH.search(target) or states_calendar_fact(source)
+            or largest_ordinal(source[english[0].end():]) is None):
         return None
     same = ENGLISH_VALUE[english[0]["word"].lower()] == FRENCH_VALUE[french[0]["word"].lower()]
     return (english[0], french[0]) if same else None
@@ -50,11 +70,14 @@ def french_ordinal(number: int, feminine: bool) -> str:
 
 def renumbered_ordinal(source: str, target: str, rng: Rng) -> tuple[str, str, int]:
     """The pair with its ordinal (`ordinal_words`) written in digits on both sides as another, drawn at
-    random: a first stays 1 one time in four (the French word gives its gender); else 2 to 31 three times
-    in four (every English ending: `2nd`, `3rd`, `11th`, `22nd`, `31st`), or 32 to 199. And the number."""
+    random up to the `largest_ordinal` of its noun: a first stays 1 one time in four (the French word gives its
+    gender); else 2 to 31 three times in four (every English ending: `2nd`, `3rd`, `11th`, `22nd`, `31st`), or
+    32 to 199. And the number."""
     english, french = ordinal_words(source, target)
+    largest = largest_ordinal(source[english.end():])
     number = (1 if FRENCH_VALUE[french["word"].lower()] == 1 and rng.random() < 0.25
-              else int(rng.integers(2, 32)) if rng.random() < 0.75 else int(rng.integers(32, 200)))
+              else int(rng.integers(2, min(31, largest) + 1)) if rng.random() < 0.75 or largest < 32
+              else int(rng.integers(32, largest + 1)))
     in_french = french_ordinal(number, french["word"].lower() == "première")
     return (source[: english.start()] + f"{english['before']}{number}{ordinal(number)}" + source[english.end():],
             target[: french.start()] + in_french + target[french.end():], number)
