@@ -152,7 +152,8 @@ def test_an_ordinal_is_drawn_in_its_nouns_range(noun, word, seed):
     ("Osaka is the second largest city.", "Osaka est la deuxième plus grande ville."),
     ("He fought in the Second World War.", "Il a combattu pendant la Seconde Guerre mondiale."),
     ("A is the first letter of the alphabet.", "A est la première lettre de l'alphabet."),
-    ("I didn't want this in the first place.", "Je ne voulais pas ça en premier lieu.")])
+    ("I didn't want this in the first place.", "Je ne voulais pas ça en premier lieu."),
+    ("The first word of a sentence is capitalized.", "Le premier mot d'une phrase prend une majuscule.")])
 def test_an_ordinal_of_a_record_a_rank_a_name_or_an_idiom_stays(source, target):
     assert ordinal_words(source, target) is None
 

@@ -32,19 +32,20 @@ ENGLISH_ORDINAL = re.compile(rf"\b(?P<before>{_DETERMINER})(?P<word>{_ENGLISH_WO
 FRENCH_ORDINAL = re.compile(rf"(?<![\w-])(?P<word>{_FRENCH_WORDS})(?![\w-])", re.IGNORECASE)
 # The largest ordinal the noun after it takes (`the 4th quarter`, `the 21st century`, `my 9th husband`). A noun not
 # here, or none, keeps its ordinal: a record (`the first man to cross the Pacific`), a rank (`the second largest
-# city`), a name (`the Second World War`) or an idiom (`in the first place`) would turn false.
+# city`), a name (`the Second World War`) or an idiom (`in the first place`) would turn false. So does a place in
+# a whole (`the first word of a sentence`, `the twentieth week of pregnancy`), whose size the noun does not say.
 _LARGEST = {2: "half", 4: "quarter", 9: "husband wife marriage boyfriend girlfriend boss love child son daughter prize",
             12: "month grade year", 21: "century", 52: "week", 100: "floor birthday anniversary wedding row lesson chapter",
             199: "time day night trip train flight voyage concert kiss date encounter step round try attempt guess shot "
                  "punch stage class page street corner light traffic paycheck investigation conference piece song car "
                  "edition impression word thing game match visit question job book episode movie album"}
 ORDINAL_LARGEST = {noun: largest for largest, nouns in _LARGEST.items() for noun in nouns.split()}
-NOUN_AFTER = re.compile(r" ([a-z]+)\b")
+NOUN_AFTER = re.compile(r" ([a-z]+)\b(?! of\b)")
 
 
 def largest_ordinal(after: str) -> int | None:
     """The largest ordinal the noun opening `after` (what follows the ordinal: ` quarter.`) takes
-    (`ORDINAL_LARGEST`); None for a noun not listed, or none."""
+    (`ORDINAL_LARGEST`); None for a noun not listed, none, or one before `of`."""
     noun = NOUN_AFTER.match(after)
     return ORDINAL_LARGEST.get(noun[1]) if noun else None
 
