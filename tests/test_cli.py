@@ -232,6 +232,31 @@ def test_a_line_missing_a_number_of_its_source_is_noted(trained_model, capsys, m
     assert cli(capsys, *args, "--quiet")[2] == ""
 
 
+def test_the_report_holds_a_json_object_for_each_input_line_with_what_its_checks_found(trained_model, capsys,
+                                                                                     monkeypatch, tmp_path):
+    (tmp_path / "in.txt").write_text("I see the cat.\n\nI see 3 cats and 12 dogs.\n")
+    args = ["translate", "--model", trained_model, "--device", "cpu", "--input", tmp_path / "in.txt", "--report",
+            tmp_path / "report.jsonl"]
+    monkeypatch.setattr("attention_lab.text.protect.put_back",
+                        lambda carried, source, pieces, attention, src, tgt, recase=str: recase(tgt.join(pieces)))
+    code, out, err = cli(capsys, *args, "--quiet")
+    rows = [json.loads(line) for line in (tmp_path / "report.jsonl").read_text().splitlines()]
+    assert code == 0 and [row["line"] for row in rows] == [1, 2, 3] and [row["flagged"] for row in rows] == \
+        [False, False, True]
+    assert [row["translation"] for row in rows] == out.splitlines() and rows[2]["source"] == "I see 3 cats and 12 dogs."
+    assert rows[2]["missing_numbers"] == ["3", "12"] and rows[0]["missing_numbers"] == rows[1]["added_numbers"] == []
+    assert set(rows[0]) == {"line", "source", "translation", "flagged", "missing_numbers", "added_numbers",
+                            "missing_names", "missing_carried", "missing_terms", "placeholders"}
+
+
+def test_a_failed_translation_leaves_the_report_as_it_was(trained_model, capsys, tmp_path):
+    report = tmp_path / "report.jsonl"
+    report.write_text("old\n")
+    one_line_error(cli(capsys, "translate", "--model", trained_model, "--report", report, "--max-source-chars", 5,
+                       "Go.", "I see the cat."), "sentence 2")
+    assert report.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["report.jsonl"]
+
+
 def test_free_numbers_lets_the_search_write_a_number_the_source_lacks(digit_model, capsys):
     line, command = "I see 3 cats.", ("translate", "--model", digit_model, "--device", "cpu", "--quiet")
     (code, kept, _), (free_code, free, _) = (cli(capsys, *command, *flag, line) for flag in ([], ["--free-numbers"]))
@@ -411,7 +436,7 @@ def refuse_to_load(*args):
     pytest.fail("the model was loaded before the paths were checked")
 
 
-@pytest.mark.parametrize("option", ["--output", "--heatmap", "--html"])
+@pytest.mark.parametrize("option", ["--output", "--heatmap", "--html", "--report"])
 def test_an_output_into_a_missing_folder_fails_naming_it_and_creates_nothing(trained_model, capsys, tmp_path, option,
                                                                              monkeypatch):
     monkeypatch.setattr(Translator, "load", refuse_to_load)
@@ -421,7 +446,7 @@ def test_an_output_into_a_missing_folder_fails_naming_it_and_creates_nothing(tra
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("option", ["--output", "--heatmap", "--html"])
+@pytest.mark.parametrize("option", ["--output", "--heatmap", "--html", "--report"])
 def test_an_output_onto_a_directory_fails_before_translating(trained_model, capsys, tmp_path, option, monkeypatch):
     monkeypatch.setattr(Translator, "load", refuse_to_load)
     (tmp_path / "folder").mkdir()

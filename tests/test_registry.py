@@ -58,7 +58,7 @@ def expected(trained_model: Path) -> dict[int, list[str]]:
 
 def answer(texts: list[str]) -> list[dict]:
     """The served model's rows for `texts`, translations of SENTENCES-like lines, which have no digits."""
-    return [{"translation": text, "missing_numbers": "", "missing_terms": ""} for text in texts]
+    return [{"translation": text, "missing_numbers": "", "missing_terms": "", "checks": ""} for text in texts]
 
 
 def test_the_logged_model_records_its_run_corpus_signature_and_files(store, logged, trained_model, tmp_path):
@@ -74,7 +74,7 @@ def test_the_logged_model_records_its_run_corpus_signature_and_files(store, logg
     mlmodel = yaml.safe_load((local / "MLmodel").read_text())
     assert json.loads(mlmodel["signature"]["inputs"]) == [{"type": "string", "name": "text", "required": True}]
     assert [c["name"] for c in json.loads(mlmodel["signature"]["outputs"])] == ["translation", "missing_numbers",
-                                                                                "missing_terms"]
+                                                                                "missing_terms", "checks"]
     assert {p["name"]: p["default"] for p in json.loads(mlmodel["signature"]["params"])} == \
         {k: v for k, v in dataclasses.asdict(SearchParams()).items()
          if k not in ("batch_size", "max_source_chars", "max_source_pieces", "max_output_pieces")} | \
@@ -395,7 +395,10 @@ def test_the_served_model_names_the_numbers_a_translation_lacks(served, monkeypa
     import pandas as pd
 
     rows = pd.DataFrame({served_model.TEXT: ["I see 3 cats and 12 dogs.", "I see the cat.", ""]})
-    assert served.predict(None, rows)["missing_numbers"].tolist() == ["", "", ""]
+    assert served.predict(None, rows)[["missing_numbers", "checks"]].values.tolist() == [["", ""]] * 3
     monkeypatch.setattr("attention_lab.text.protect.put_back",
                         lambda carried, source, pieces, attention, src, tgt, recase=str: recase(tgt.join(pieces)))
-    assert served.predict(None, rows)["missing_numbers"].tolist() == ["3 12", "", ""]
+    out = served.predict(None, rows)
+    assert out["missing_numbers"].tolist() == ["3 12", "", ""] and out["checks"].tolist()[1:] == ["", ""]
+    # All the check found: the digits, carried around the model and dropped, are missing as numbers and as text
+    assert json.loads(out["checks"][0]) == {"missing_numbers": ["3", "12"], "missing_carried": ["3", "12"]}

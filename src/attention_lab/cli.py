@@ -69,19 +69,20 @@ SEARCH_OPTIONS = {"beam_size": "--beam", "length_penalty": "--length-penalty", "
 def translate(args: argparse.Namespace) -> None:
     import torch
 
-    from attention_lab.atomic import write_with
+    from attention_lab.atomic import atomic_path, write_with
     from attention_lab.config import ConfigError, from_mapping
-    from attention_lab.data.special_tokens import UNK
     from tqdm import tqdm
 
     from attention_lab.inference.lines import chunked, count_lines, translated_lines
     from attention_lab.inference.refusals import NotText, SourceTooLong
+    from attention_lab.inference.translation import report_line
     from attention_lab.inference.translator import SearchParams, Translator
     from attention_lab.text.glossary import Glossary
 
     check_output_folder("--output", args.output)
     check_output_folder("--heatmap", args.heatmap)
     check_output_folder("--html", args.html)
+    check_output_folder("--report", args.report)
     glossary = Glossary.load(args.glossary) if args.glossary else None
     with ExitStack() as stack:
         name, lines = input_lines(args, stack)
@@ -106,18 +107,18 @@ def translate(args: argparse.Namespace) -> None:
                                                     leave=False, disable=not show)))
         kept = []  # the translations, for the heatmap only: otherwise memory holds one chunk's
         typed = []  # the lines translated, for the page, which translates them again keeping every map
-        notes = (("unknown", f"words outside the vocabulary, read as {UNK} and copied through attention"),
-                 ("carried", "not read by the model, carried to the output as written"),
-                 ("missing_numbers", "numbers of the source not in the translation, check it"),
-                 ("missing_terms", "glossary terms not in the translation, check it"))
+        # Written beside the output and, as it, in place only once every line is: a failure leaves the old report.
+        report = stack.enter_context(open(stack.enter_context(atomic_path(args.report)), "w", encoding="utf-8")) \
+            if args.report else None
 
         def write_all(write: Callable[[str], object]) -> None:
             for number, result in enumerate(translated_lines(translator, chunks, search, bool(args.heatmap),
                                                              progress.update, glossary), 1):
                 write(f"{result.text if result else ''}\n")
-                for field, what in notes if result and not args.quiet else ():
-                    if values := getattr(result, field):
-                        tqdm.write(f"note: line {number}: {what}: {' '.join(values)}", file=sys.stderr)
+                if report:
+                    report.write(report_line(number, result))
+                for note in result.notes() if result and not args.quiet else ():
+                    tqdm.write(f"note: line {number}: {note}", file=sys.stderr)
                 if result and args.heatmap:
                     kept.append(result)
                 if result and args.html:
@@ -206,6 +207,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="translate each line whole, not sentence by sentence (the model learnt from single sentences)")
     t.add_argument("--input", help="file with one line of text per line, - for stdin")
     t.add_argument("--output", help="write translations here instead of stdout")
+    t.add_argument("--report", metavar="FILE", help="write what the check after writing found in each line here, "
+                   "a JSON object a line: numbers, names and carried text missing, numbers added (README: Translating)")
     t.add_argument("--heatmap", help="save the attention heatmap(s) to this PNG (and, for a Transformer, "
                    "each sentence's maps by layer and head to NAME-heads-K.png)")
     t.add_argument("--html", help="save the attention explorer page of the sentences (greedy beside beam, every "

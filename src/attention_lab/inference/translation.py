@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate
 
 import numpy as np
 
-from attention_lab.data.numbers import missing_numbers
+from attention_lab.data.corpus_words import CorpusWords
+from attention_lab.data.special_tokens import UNK
+from attention_lab.inference.check import Expected, Findings, check
 from attention_lab.text.steps import written_line
 
 
@@ -30,8 +33,10 @@ class Translation:
     # (R, T, S): each attention map, layer-major (R = L·M; one for a recurrent decoder), when asked for
     maps: np.ndarray | None = None
     layout: tuple[int, int] = (1, 1)  # (L, M): the model's layers and heads of attention
-    # The source's digit groups `text` does not write in digits (data/numbers.py): lines to check.
-    missing_numbers: list[str] = field(default_factory=list)
+    # What `text` must write beyond the source's numbers (a sentence's), and what the check after writing found
+    # in it (a line's: inference/check.py): lines to check.
+    expected: Expected = Expected()
+    found: Findings = Findings()
     # A Transformer's self-attention when asked for (`self_maps`), R = L·M maps layer-major as `maps`;
     # None for a recurrent model, which has none. Row = query, column = key.
     # (R, S, S): the encoder's, rows and columns the `src_pieces`.
@@ -40,22 +45,45 @@ class Translation:
     # output_labels[t]; its columns are the decoder's inputs it read, ["<bos>"] + output_labels[:-1] (in a
     # line of several sentences, each sentence's from its own `<bos>`).
     decoder_maps: np.ndarray | None = None
-    # The glossary's terms (text/glossary.py) `text` does not write: lines to check.
-    missing_terms: list[str] = field(default_factory=list)
     term_rows: list[int] = field(default_factory=list)  # the output labels a glossary term wrote, by index
 
+    @property
+    def missing_numbers(self) -> list[str]:
+        """The source's numbers `text` does not write (`found`)."""
+        return list(self.found.missing_numbers)
 
-def joined(source: str, parts: Sequence[Translation]) -> Translation:
+    @property
+    def missing_terms(self) -> list[str]:
+        """The glossary's terms (text/glossary.py) `text` does not write (`found`)."""
+        return list(self.found.missing_terms)
+
+    def notes(self) -> list[str]:
+        """What a reader of `text` should know, a line each: source words read as `<unk>`, text carried around
+        the model, and what the check found."""
+        told = ((self.unknown, f"words outside the vocabulary, read as {UNK} and copied through attention"),
+                (self.carried, "not read by the model, carried to the output as written"))
+        return [f"{what}: {' '.join(spans)}" for spans, what in told if spans] + self.found.notes()
+
+
+def report_line(number: int, result: Translation | None) -> str:
+    """Line `number`'s JSON object (a blank line's when `result` is None), as `translate --report` writes it: the
+    source, its translation, whether the check flagged it, and what each of its checks found (inference/check.py)."""
+    source, text, found = (result.source, result.text, result.found) if result else ("", "", Findings())
+    return json.dumps({"line": number, "source": source, "translation": text, "flagged": bool(found),
+                       **found.as_dict()}, ensure_ascii=False) + "\n"
+
+
+def joined(source: str, parts: Sequence[Translation], words: CorpusWords | None = None) -> Translation:
     """The translations of a line's sentences as the line's (text/sentences.py): lists in sentence order, texts
-    joined (`text.steps.written_line`), scores summed, attention block-diagonal."""
-    text = written_line([t.text for t in parts])
+    joined (`text.steps.written_line`), scores summed, attention block-diagonal, and the line checked
+    (inference/check.py) with the corpus's `words`."""
+    text, expected = written_line([t.text for t in parts]), Expected.joined(t.expected for t in parts)
     return Translation(
         source=source, src_pieces=[p for t in parts for p in t.src_pieces], pieces=[p for t in parts for p in t.pieces],
         output_labels=[p for t in parts for p in t.output_labels], text=text,
         score=sum(t.score for t in parts), attention=block_diagonal([t.attention for t in parts]),
         unknown=[w for t in parts for w in t.unknown], carried=[c for t in parts for c in t.carried],
-        layout=parts[0].layout, missing_numbers=missing_numbers(source, text),
-        missing_terms=list(dict.fromkeys(term for t in parts for term in t.missing_terms)),
+        layout=parts[0].layout, expected=expected, found=check(source, text, expected, words),
         term_rows=[offset + row for t, offset in zip(parts, _offsets([len(t.output_labels) for t in parts]))
                    for row in t.term_rows],
         **{name: None if getattr(parts[0], name) is None else block_diagonal([getattr(t, name) for t in parts])

@@ -25,8 +25,9 @@ from attention_lab.inference.search import run_search
 from attention_lab.inference.search_steps import output_limits
 from attention_lab.inference.constraints import Constraints
 from attention_lab.inference.term_constraint import TermConstraint
+from attention_lab.inference.check import Expected
 from attention_lab.inference.translation import Translation, joined
-from attention_lab.text.glossary import Glossary, missing_terms, term_pieces
+from attention_lab.text.glossary import Glossary, term_pieces
 from attention_lab.text.protect import placeholders
 from attention_lab.text.quotes import read
 from attention_lab.text.record import Context, Draft, Sentence
@@ -143,7 +144,7 @@ class Translator:
         by_line: list[list[Translation]] = [[] for _ in lines]
         for sentence, part in zip(sentences, parts):
             by_line[sentence.line].append(part)
-        return [joined(line, line_parts) for line, line_parts in zip(lines, by_line)]
+        return [joined(line, line_parts, self.tokenizer.words) for line, line_parts in zip(lines, by_line)]
 
     def translate_sentences(self, sentences: Sequence[Sentence], ids: list[list[int]], search: SearchParams,
                             deadline: float | None, maps: bool, finished: Callable[[list[int]], object],
@@ -165,7 +166,7 @@ class Translator:
                 output_labels=draft.pieces + [EOS] * (len(draft.attention) - len(draft.pieces)),
                 unknown=[w for w, j in zip(src_codec.surface(s.text), ids) if j == UNK_ID], carried=read(draft.kept),
                 maps=kept if maps else None, layout=layout, encoder_maps=encoder if self_maps else None,
-                decoder_maps=decoder if self_maps else None, missing_terms=missing_terms(draft.text, terms_of(s)),
+                decoder_maps=decoder if self_maps else None, expected=Expected.of(s, read(draft.kept)),
                 term_rows=term_rows(draft.pieces, [tgt_codec.id_pieces(form) for term in terms_of(s)
                                                    for form in term_pieces(tgt_codec, term)]))
 

@@ -6,9 +6,11 @@ which object is the model. Nothing is pickled.
 Input: English text, a line a row, as a DataFrame with a `text` column (what the scoring server builds
 from `{"dataframe_records": [{"text": "I lost."}]}` or `{"inputs": {"text": ["I lost."]}}`). Output:
 a row per input row, in order: `translation`, its French translation (a row of several sentences is
-translated sentence by sentence), and `missing_numbers`, the digit groups of the row that the
-translation does not write in digits, space-separated ("" when none), and `missing_terms`, the glossary's
-French terms it does not write, separated by ` | `: rows to check.
+translated sentence by sentence); `missing_numbers`, the numbers of the row whose value the translation does
+not write, space-separated ("" when none); `missing_terms`, the glossary's French terms it does not write,
+separated by ` | `; and `checks`, all that the check after writing found (inference/check.py) as a JSON object of
+the kinds that found something (`{"added_numbers": ["vingt"], "missing_names": ["Siobhan"]}`; "" when none): rows
+to check.
 Params (optional, per request): `beam_size` (1 = greedy), `length_penalty`, `coverage_penalty`,
 `min_len_ratio`, `max_len_ratio`, `max_len_extra`, `split_sentences` (false: each row whole), `copy_numbers`
 (false: digits the source lacks may be written), `drop_repeats` (false: words the model wrote twice in a row
@@ -28,6 +30,7 @@ list. A request over a limit gets 400 naming the row (from 1) or the limit.
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -37,7 +40,7 @@ from mlflow.exceptions import MlflowException
 from mlflow.pyfunc import PythonModel
 
 TEXT = "text"  # the input column
-OUTPUT_COLUMNS = ("translation", "missing_numbers", "missing_terms")
+OUTPUT_COLUMNS = ("translation", "missing_numbers", "missing_terms", "checks")
 ARTIFACT = "model"  # the model file among the logged model's artifacts
 # What a request may set: SearchParams' search options, not its limits.
 REQUEST_PARAMS = ("beam_size", "length_penalty", "coverage_penalty", "min_len_ratio", "max_len_ratio", "max_len_extra",
@@ -143,11 +146,14 @@ class TranslatorModel(PythonModel):
             raise MlflowException.invalid_parameter_value(
                 f"{len(sentences)} rows need more than the {MAX_REQUEST_SECONDS:.0f} s one request may take to be "
                 "read, searched and written: send fewer or shorter sentences per request") from None
-        texts, missing, terms = [""] * len(rows), [""] * len(rows), [""] * len(rows)
+        columns = {name: [""] * len(rows) for name in OUTPUT_COLUMNS}
         for i, translation in zip(indices, translations):
-            texts[i], missing[i] = translation.text, " ".join(translation.missing_numbers)
-            terms[i] = " | ".join(translation.missing_terms)
-        return pd.DataFrame(dict(zip(OUTPUT_COLUMNS, (texts, missing, terms))))
+            found = {kind: spans for kind, spans in translation.found.as_dict().items() if spans}
+            for name, value in zip(OUTPUT_COLUMNS, (translation.text, " ".join(translation.missing_numbers),
+                                                    " | ".join(translation.missing_terms),
+                                                    json.dumps(found, ensure_ascii=False) if found else "")):
+                columns[name][i] = value
+        return pd.DataFrame(columns)
 
 
 mlflow.models.set_model(TranslatorModel())

@@ -1,0 +1,133 @@
+"""The check after writing: where a translation may have lost or changed its source's meaning, line by line
+(design.md: What the translator checks; measured in docs/trust.md). It names, for a reader to check:
+
+- `missing_numbers`: a number of the source (in digits) whose value the French does not write, in digits or in
+  words (`100,000` is written `100 000`, `9.99` is `9,99`, `2` may be `deux`: inference/number_values.py);
+- `added_numbers`: a number the French writes, in digits or words (`vingt`, `onze heures`), that the source lacks;
+- `missing_names`: a name the French does not write as typed: one read as a placeholder (text/names.py), or a
+  capitalised word inside a sentence that the corpus's French writes too (`Boston`, `Tom`);
+- `missing_carried`: text carried around the model (text/symbols.py) that the French lacks;
+- `missing_terms`: a glossary's term the French does not write (text/glossary.py);
+- `placeholders`: a placeholder left in the French, alone or glued to letters (text/protect.py).
+
+The translator runs it on each line (`Translation.found`); `attention-lab translate` notes what it finds on stderr
+and writes it all with `--report`, and the served model returns it in its `checks` column.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, fields
+
+from attention_lab.data.corpus_words import CorpusWords
+from attention_lab.inference.number_values import kept, numbers, values
+from attention_lab.text.casing import casing
+from attention_lab.text.glossary import missing_terms
+from attention_lab.text.protect import Protect, leaked
+from attention_lab.text.sentences import split
+from attention_lab.text.terms import terms_of
+
+_TITLED = re.compile(r"(?<![\w'’.@/-])[A-Z][a-z]+(?![\w@/-]|\.\w)")  # `Boston`; not `OK`, `e.Mail` or `x@Y`
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What a translation must write beyond its source's numbers: the spans the text steps kept for it."""
+
+    names: tuple[str, ...] = ()  # names read as placeholders, to be written as typed
+    carried: tuple[str, ...] = ()  # text carried around the model
+    terms: tuple[str, ...] = ()  # a glossary's French terms
+    placeholders: tuple[str, ...] = ()  # the placeholders that held the names
+
+    @classmethod
+    def of(cls, sentence, carried: Sequence[str]) -> Expected:
+        """What the French of `sentence` (text/record.Sentence, read by every step) must write, with the runs
+        `carried` around the model."""
+        pairs = sentence.record[Protect.name][1]
+        return cls(tuple(name for _, name in pairs), tuple(carried), tuple(terms_of(sentence)),
+                   tuple(placeholder for placeholder, _ in pairs))
+
+    @classmethod
+    def joined(cls, parts: Iterable[Expected]) -> Expected:
+        """The expectations of a line's sentences as the line's, each span once."""
+        parts = list(parts)
+        return cls(*(tuple(dict.fromkeys(span for part in parts for span in getattr(part, f.name)))
+                     for f in fields(cls)))
+
+
+@dataclass(frozen=True)
+class Findings:
+    """What the check found in one line's translation, by kind, each a tuple of spans as written."""
+
+    missing_numbers: tuple[str, ...] = ()
+    added_numbers: tuple[str, ...] = ()
+    missing_names: tuple[str, ...] = ()
+    missing_carried: tuple[str, ...] = ()
+    missing_terms: tuple[str, ...] = ()
+    placeholders: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return any(getattr(self, f.name) for f in fields(self))
+
+    def as_dict(self) -> dict[str, list[str]]:
+        """Every kind and its spans (an empty list when none): a stable JSON object."""
+        return {name: list(spans) for name, spans in asdict(self).items()}
+
+    def notes(self) -> list[str]:
+        """A line of text for each kind that found something: what it is, and its spans."""
+        return [f"{WHAT[name]}, check it: {(' ' if 'numbers' in name else ' | ').join(spans)}"
+                for name, spans in asdict(self).items() if spans]
+
+
+WHAT = {"missing_numbers": "numbers of the source not in the translation",
+        "added_numbers": "numbers in the translation that the source lacks",
+        "missing_names": "names of the source not in the translation",
+        "missing_carried": "text carried around the model not in the translation",
+        "missing_terms": "glossary terms not in the translation",
+        "placeholders": "placeholders left in the translation"}
+
+
+def check(source: str, output: str, expected: Expected = Expected(), words: CorpusWords | None = None) -> Findings:
+    """What `output`, the French of the English line `source`, may have lost or changed (`Findings`), given
+    what the text steps `expected` of it and the corpus's `words` (names, and French words that begin like a
+    placeholder: `Tomate`)."""
+    english, french = numbers(source, "en"), numbers(output, "fr")
+    written, allowed = values(french), values(english)
+    french_words = words.target if words else frozenset()
+    names = [*expected.names, *known_names(source, words)]
+    return Findings(
+        missing_numbers=tuple(n.typed for n in english if n.typed[0].isdigit() and not kept(n, written)),
+        added_numbers=tuple(n.typed for n in french if not kept(n, allowed)),
+        missing_names=tuple(name for name in dict.fromkeys(names) if not writes(output, name)),
+        missing_carried=tuple(run for run in expected.carried if run not in output),
+        missing_terms=tuple(missing_terms(output, expected.terms)),
+        placeholders=tuple(match.group() for placeholder in expected.placeholders
+                           for match in leaked(output, placeholder, french_words, source)))
+
+
+def folded(text: str) -> str:
+    """`text` in small letters without accents: names compared so (`ZOË` writes `Zoë`)."""
+    return "".join(c for c in unicodedata.normalize("NFD", text.casefold()) if not unicodedata.combining(c))
+
+
+def writes(output: str, name: str) -> bool:
+    """Whether `output` writes `name` as a whole word (elided or not: `d'Emma`), case and accents aside."""
+    return re.search(rf"(?<!\w){re.escape(folded(name))}(?!\w)", folded(output)) is not None
+
+
+def known_names(source: str, words: CorpusWords | None) -> list[str]:
+    """The capitalised words inside the sentences of `source`, not typed in capitals or Title Case, that the
+    corpus writes on both sides (`Boston`, `Tom`: a French translation writes them as typed; `London` is
+    `Londres`, `Monday` is `lundi`, and neither is a French word of the corpus)."""
+    if words is None:
+        return []
+    found = []
+    for sentence in split(source):
+        if casing(sentence) in ("upper", "title"):
+            continue
+        found += [match.group() for match in _TITLED.finditer(sentence)
+                  if match.group().lower() in words.target and match.group().lower() in words.source
+                  and sentence[: match.start()].strip(" \"'«“‘([{")]
+    return found

@@ -1,0 +1,101 @@
+"""The check after writing: a number whose value the French lacks or adds (digits in either language's form,
+French number words), a name or carried text the French lacks, a placeholder left; silent where the French keeps
+them all."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from attention_lab.data.corpus_words import CorpusWords
+from attention_lab.inference.check import Expected, Findings, check
+from attention_lab.inference.number_values import numbers
+from attention_lab.text.number_forms import french_form
+
+WORDS = CorpusWords(frozenset({"tom", "boston", "see", "i"}), frozenset({"tom", "boston", "tomate", "tomates"}))
+
+AMOUNT = st.one_of(st.integers(0, 10**9).map(lambda n: f"{n:,}"),
+                   st.tuples(st.integers(0, 99_999), st.integers(1, 99)).map(lambda p: f"{p[0]:,}.{p[1]:02d}"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(AMOUNT, st.sampled_from(["{}", "{} dollars", "{}%", "le {}e"]))
+def test_a_number_in_french_form_or_as_typed_is_kept(amount, form):
+    for written in (french_form(amount), amount):  # `100,000` -> `100 000`, `9.99` -> `9,99`; or left as typed
+        assert not check(f"It is {amount}.", f"C'est {form.format(written)}.")
+
+
+@settings(max_examples=200, deadline=None)
+@given(AMOUNT, AMOUNT)
+def test_a_number_changed_is_missing_and_added(amount, other):
+    value = [reading for number in numbers(amount, "en") for reading in number.readings]
+    if value == [reading for number in numbers(other, "en") for reading in number.readings]:
+        return
+    found = check(f"It is {amount}.", f"C'est {french_form(other)}.")
+    assert found.missing_numbers == (amount,) and found.added_numbers == (french_form(other),), found
+
+
+@pytest.mark.parametrize("source, output", [
+    ("We need 100,000 dollars.", "Il nous faut 100 000 dollars."),
+    ("It costs $9.99 a month.", "Ça coûte 9,99 dollars par mois."),
+    ("The jackpot is $1.2M.", "Le gros lot est de 1,2 million de dollars."),
+    ("I have 2 cats.", "J'ai deux chats."),  # the value in words
+    ("I have two cats.", "J'ai 2 chats."),
+    ("Come at eleven.", "Viens à onze heures."),
+    ("We met at 2:15pm.", "Nous nous sommes vus à 14 h 15."),  # the 24-hour clock
+    ("The train leaves at 10.30 sharp.", "Le train part à 10 h 30 précises."),  # a time, as the reading takes it
+    ("It was 1990.", "C'était en mille neuf cent quatre-vingt-dix."),
+    ("Both came 21 times.", "Les deux sont venus vingt et un fois."),
+    ("A man bought a new book once.", "Un homme a acheté un livre neuf une fois."),  # articles, `new`
+    ("Prices fell by 50 percent.", "Les prix ont baissé de 50 pour cent."),
+    ("It weighs 3 million tons.", "Il pèse 3 millions de tonnes."),
+    ("Call +44 20 7946 0958.", "Appelez le +44 20 7946 0958."),
+    ("Version 1.2.3 is out.", "La version 1.2.3 est sortie."),
+])
+def test_numbers_kept_in_another_form_are_not_flagged(source, output):
+    found = check(source, output)
+    assert not found.missing_numbers and not found.added_numbers, found
+
+
+@pytest.mark.parametrize("source, output, missing, added", [
+    ("We need 100,000 dollars.", "Il nous faut 10 000 dollars.", ("100,000",), ("10 000",)),
+    ("It costs $9.99/month.", "Ça coûte 99.9 dollars.", ("9.99",), ("99.9",)),
+    ("Unemployment peaked at 10.20.", "Le chômage a culminé à 10 h 20.", ("10.20",), ("10", "20")),
+    ("It is 20 euros.", "Ça fait 20 euros, vingt-cinq.", (), ("vingt-cinq",)),
+    ("Come at 10.", "Viens à onze heures.", ("10",), ("onze",)),
+    ("I have 3 cats.", "J'ai des chats.", ("3",), ()),
+    ("He is 7.", "Il a sept ans et neuf mois.", (), ("neuf",)),
+])
+def test_a_number_lost_or_made_up_is_flagged(source, output, missing, added):
+    found = check(source, output)
+    assert (found.missing_numbers, found.added_numbers) == (missing, added)
+
+
+def test_names_carried_text_terms_and_placeholders():
+    expected = Expected(names=("Siobhan", "Zhang Wei"), carried=("🐱", "www.example.com"), terms=("base de données",),
+                        placeholders=("Tom", "Mary"))
+    kept = "Siobhan et ZHANG WEI voient 🐱 sur www.example.com, la base de données."
+    assert not check("Siobhan and Zhang Wei see 🐱 on www.example.com, the database.", kept, expected, WORDS)
+    found = check("Siobhan and Zhang Wei see 🐱 on www.example.com.", "Tomok et Mary voient la base.", expected, WORDS)
+    assert found == Findings(missing_names=("Siobhan", "Zhang Wei"), missing_carried=("🐱", "www.example.com"),
+                             missing_terms=("base de données",), placeholders=("Tomok", "Mary"))
+    assert not check("I see.", "Je vois des tomates. D'Emma.", Expected(names=("Emma",), placeholders=("Tom",)),
+                     WORDS)  # elided; a French word that begins like a placeholder
+
+
+@pytest.mark.parametrize("source, output, missing", [
+    ("I saw Tom in Boston.", "J'ai vu Tom à Boston.", ()),
+    ("I saw Tom in Boston.", "J'ai vu Tom.", ("Boston",)),  # a name the corpus's French writes as typed
+    ("I saw Tom in London.", "J'ai vu Tom à Londres.", ()),  # `London` is no French word: not asked for
+    ("Tom is here.", "Il est là.", ()),  # a sentence's first word may be no name
+    ("I SAW TOM IN BOSTON.", "J'AI VU.", ()),  # capitals and Title Case say nothing of names
+])
+def test_a_name_the_corpus_writes_in_french_as_typed_is_asked_for_inside_a_sentence(source, output, missing):
+    assert check(source, output, words=WORDS).missing_names == missing
+
+
+def test_findings_as_notes_and_a_json_object():
+    found = Findings(missing_numbers=("3", "12"), missing_names=("Siobhan", "Zhang Wei"))
+    assert found.notes() == ["numbers of the source not in the translation, check it: 3 12",
+                             "names of the source not in the translation, check it: Siobhan | Zhang Wei"]
+    assert found.as_dict()["missing_numbers"] == ["3", "12"] and found.as_dict()["placeholders"] == []
+    assert found and not Findings()
