@@ -147,7 +147,9 @@ def test_a_thousands_number_is_one_group_to_the_number_constraint():
     digits = {piece for piece in PIECES if piece.strip("▁").isdigit()}
     assert allowed(constraint, 0) & digits == {"▁2", "2"}
     constraint.advance(torch.tensor([0]), torch.tensor([PIECES.index("▁2")]))
-    assert allowed(constraint, 0) == {"5"}  # not `,`, not the end of the number
+    # Its next group, glued or after a thousands separator (`2500000`, `2 500 000`, `2,500,000`, `2.500.000`), not
+    # a word nor the end of the number.
+    assert allowed(constraint, 0) == {"5", "▁5", "▁", ",", "."}
 
 
 @given(st.integers(1000, 10**12))

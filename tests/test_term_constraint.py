@@ -7,6 +7,7 @@ import torch
 from conftest import TINY_TRANSFORMER
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scripted_model import Scripted
 
 from attention_lab.config import from_mapping
 from attention_lab.data.special_tokens import EOS_ID
@@ -122,6 +123,21 @@ def test_eos_waits_for_the_terms_unless_they_no_longer_fit():
     assert (log_probs[0, 4:] == 0).all()  # no piece is ever forbidden: a term's pieces are words like any other
 
 
+def test_a_sentence_is_released_only_once_a_row_has_ended_with_every_term():
+    # A row that has just written `▁base ▁de ▁données` and glues `s` on has not ended with the term: its sentence is
+    # not released, so the row, which then lacks the term, may not end while the term still fits.
+    script, term = list(ids("▁base ▁de ▁données s ▁le .")), ids("▁base ▁de ▁données")
+    src, limits = torch.full((1, 5), 5), torch.tensor([12])
+    for seed in range(3):
+        model = Scripted([script], len(PIECES), 12, [seed])
+        assert run_search(model, src, torch.tensor([5]), limits).tokens[0, : len(script) + 1].tolist() == [*script,
+                                                                                                          EOS_ID]
+        row = run_search(model, src, torch.tensor([5]), limits, constraints=TermConstraint.build(
+            [[(term,)]], Pieces(), limits, 1)).tokens[0].tolist()
+        fits = row[: int(limits[0]) - len(term) + 1]  # the steps at which the term still fits after them
+        assert EOS_ID not in fits or holds(written(row), term), (seed, written(row))
+
+
 def test_a_released_sentence_may_end_without_its_terms():
     # Once a row of the sentence ended with every span written, the others need not hold <eos> for the terms.
     constraint = TermConstraint.build([[(ids("▁base ▁de ▁données"),)], [(ids("▁mot"),)]], Pieces(),
@@ -164,11 +180,13 @@ def test_the_result_is_the_best_ranked_slot_that_wrote_every_span():
 
 
 def test_only_a_glossary_lets_rows_end_without_their_spans():
-    # Rows may end without a term once one ended with them all (`release`), never without a number: only a
-    # sentence with terms keeps its first row to end with every span in a bank of its own.
+    # Rows may end without a term once one ended with them all (`release`), never without a number.
     limits = torch.tensor([10, 10, 10])
-    numbers = NumberConstraint.build(["In 1977 .", "No number .", "2 and 13 ."], Pieces(), limits, 2)
-    terms = TermConstraint.build([[(ids("▁mot"),)], [], [(ids("▁base ▁de ▁données"),)]], Pieces(), limits, 2)
-    assert numbers.let_go.tolist() == [False, False, False]
-    assert terms.let_go.tolist() == [True, False, True]
-    assert Constraints.of(numbers, terms).let_go.tolist() == [True, False, True]
+    numbers = NumberConstraint.build(["In 1977 .", "No number .", "2 and 13 ."], Pieces(), limits, 1)
+    terms = TermConstraint.build([[(ids("▁mot"),)], [], [(ids("▁base ▁de ▁données"),)]], Pieces(), limits, 1)
+    for constraint, held in ((numbers, [True, False, True]), (terms, [False, False, False]),
+                             (Constraints.of(numbers, terms), [True, False, True])):
+        constraint.release(torch.tensor([True, True, True]))
+        log_probs = torch.zeros(3, len(PIECES))
+        constraint.mask(torch.arange(3), log_probs)
+        assert log_probs[:, EOS_ID].isneginf().tolist() == held

@@ -40,13 +40,9 @@ class Constraints:
 
     def wrote_all(self) -> Tensor:
         """(N,) every part's spans written, in a sentence that has some."""
-        spans = torch.stack([p.wanted[p.sentence] != 0 for p in self.parts])  # (P, N)
+        spans = torch.stack([p.spans[p.sentence] for p in self.parts])  # (P, N)
         wrote = torch.stack([p.wrote_all() for p in self.parts])  # (P, N)
         return spans.any(dim=0) & (wrote | ~spans).all(dim=0)
-
-    @property
-    def let_go(self) -> Tensor:
-        return torch.stack([part.let_go for part in self.parts]).any(dim=0)
 
     def release(self, sentences: Tensor) -> None:
         for part in self.parts:

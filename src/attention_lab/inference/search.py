@@ -69,8 +69,7 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
 
     With `constraints`, the candidates are ranked in turns by how many of the sentence's spans they wrote
     (`search_steps.allocated`) until one ends with all of them written (then the beam ranks as without
-    spans, and where rows may end without them, the best that ended so keeps its slot), and the result is the
-    best that wrote all.
+    spans, but the best that ended so keeps its slot), and the result is the best that wrote all.
 
     Each step keeps its survivors' tokens, the rows they extend and the attention of the rows
     extended; the winners' outputs are read back through those pointers at the end, so a step
@@ -120,15 +119,16 @@ def beam_search(model: EncoderDecoder, src: Tensor, src_len: Tensor, limits: Ten
             ranked = ranked + coverage_penalty(new_covered, words, coverage)[:, None]
         spans = constraints is not None and constraints.most > 0
         banks = constraints.banks(next_tokens).view(batch, -1) if spans else None  # (B, W·k)
-        if banks is not None:  # once one ended with every span written, the beam ranks as without spans; where
-            # rows may then end without them (a glossary's terms), the best that ended so keeps a bank of its own:
-            # likelier rows that end without the spans never crowd it out.
+        if banks is not None:  # once one ended with every span written, the beam ranks as without spans but for
+            # the best that ended so, which keeps a bank of its own: likelier open rows, which may never write the
+            # spans (a number is held until its turn) or may end without them (a glossary's terms, `release`d),
+            # never crowd it out.
             ended = (finished & constraints.wrote_all()).view(batch, width)  # (B, W)
             best_ended = ranked.view(batch, width, -1)[:, :, 0].masked_fill(~ended, float("-inf")).argmax(dim=1)  # (B,)
             own = torch.zeros_like(banks)  # (B, W·k): its one candidate, `<pad>`, first of its row's
             own[torch.arange(batch, device=device), best_ended * log_probs.shape[1]] = 1
             done = ended.any(dim=1, keepdim=True)  # (B, 1)
-            banks = torch.where(done, torch.where(constraints.let_go[:, None], own, 0), banks)
+            banks = torch.where(done, own, banks)
             constraints.release(done[:, 0])
         if banks is None:
             top_ranked, top = ranked.view(batch, -1).topk(width, dim=-1)  # (B, W) among W·k, best first

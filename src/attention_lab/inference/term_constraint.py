@@ -48,6 +48,7 @@ class TermConstraint:
         self.written = torch.zeros_like(self.state)  # (N,) the bits of the terms each row has written
         self.done = torch.zeros_like(self.state)  # (N,) the pieces of the terms each row has written, once each
         self.sentence = torch.arange(rows, device=roots.device) // width  # (N,) each row's
+        self.spans = wanted != 0  # (B,) the sentence has terms to write
         self.most = int(symbols.max())
         self.steps = 0  # tokens each row has written
         self.released = torch.zeros(len(roots), dtype=torch.bool, device=roots.device)  # (B,) see `release`
@@ -140,11 +141,6 @@ class TermConstraint:
         need = (each * self.lengths[sentence]).sum(dim=1)  # (n,) pieces the terms left take at the fewest
         fits = need <= self.limits[sentence] - self.steps
         log_probs[:, EOS_ID].masked_fill_((left != 0) & fits & ~self.released[sentence], float("-inf"))
-
-    @property
-    def let_go(self) -> Tensor:
-        """(B,) the sentences whose rows `release` lets end without their spans: those with terms."""
-        return self.wanted != 0
 
     def release(self, sentences: Tensor) -> None:
         """Let the rows of `sentences` (B,) end without their terms: each has a row that ended with every span
