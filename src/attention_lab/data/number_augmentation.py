@@ -57,8 +57,10 @@ def shared_groups(source: str, target: str) -> list[str]:
     """The digit groups (data/numbers.py) of `source` that `target` has too, in source order, but the
     `kept_groups`: replacing only those keeps the pair a translation (`3.50` / `3,50` becomes `7.14` / `7,14`;
     `2,000` / `deux mille` stays) and its facts true."""
-    target_groups, kept = set(digit_groups(target)), kept_groups(source, target)
-    return [group for group in digit_groups(source) if group in target_groups and group not in kept]
+    target_groups = set(digit_groups(target))
+    shared = [group for group in digit_groups(source) if group in target_groups]
+    kept = kept_groups(source, target) if shared else set()  # most pairs have no number: their facts are not read
+    return [group for group in shared if group not in kept]
 
 
 def largest_values(source: str, target: str) -> dict[str, int]:
