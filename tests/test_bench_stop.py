@@ -24,11 +24,12 @@ def test_sigterm_while_training_is_one_line_and_exit_143(corpus_zip, tmp_path):
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     job = subprocess.Popen([str(SCRIPT), "bench", "--corpus", str(corpus_zip), "--params",
-                            str(tiny_params(tmp_path)), "--epochs", "1000", "--splits", str(tmp_path / "absent")],
+                            str(tiny_params(tmp_path)), "--epochs", "1000", "--splits", str(tmp_path / "absent"),
+                            "--budget-s", "3600"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            env={**os.environ, "TMPDIR": str(scratch)})
-    # 1,000 epochs of the seed model: still training when the signal comes. Its data is in the bench's temporary
-    # folder once it trains.
+    # 1,000 epochs of the seed model, in a budget of an hour: still training when the signal comes. Its data is in
+    # the bench's temporary folder once it trains.
     deadline = time.monotonic() + 240
     while not any(scratch.glob("attention-lab-bench-*/seed/*")) and job.poll() is None:
         assert time.monotonic() < deadline, "the bench never started training"

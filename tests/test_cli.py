@@ -332,7 +332,7 @@ def test_bench_reports_same_run_ratios_as_json(corpus_zip, tmp_path, capsys, mon
     from attention_lab.bench import flops, report as bench_report
 
     # The peak from smaller products: 2,048-square ones take seconds each on one core, twice a run.
-    monkeypatch.setattr(bench_report, "matmul_peak", lambda device, dtype: flops.matmul_peak(device, dtype, size=512))
+    monkeypatch.setattr(bench_report, "matmul_trial", lambda device, dtype: flops.matmul_trial(device, dtype, size=512))
     params = tmp_path / "params.yaml"
     params.write_text(json.dumps({
         "train_tokenizer": {"kind": "subword", "subword": {"size": 450, "model": "bpe"}},
@@ -348,9 +348,15 @@ def test_bench_reports_same_run_ratios_as_json(corpus_zip, tmp_path, capsys, mon
     assert code == 0, err[-3000:]
     report = json.loads(out)  # stdout holds the report alone
     assert set(report) == {"machine", "matmul_peak_gflops", "seed", "reference", "default", "transformer", "gpu_recipe",
-                           "decoding", "startup", "seconds", "config"}
+                           "decoding", "startup", "seconds", "budget", "config"}
     parts = {k: v for k, v in report["seconds"].items() if k != "total"}  # where the run's time went
     assert set(parts) == {"peaks", "seed", "reference", "default", "transformer", "gpu_recipe", "decoding", "startup"}
+    # The default budget, far more than this run needs: every phase ran all it would, none was cut short.
+    budget = report["budget"]
+    assert budget["budget_s"] == 540 and set(budget["phases"]) == set(parts) | {"peaks_after"}
+    assert all(phase["repeats"] and min(phase["repeats"].values()) >= 1 and "cut_short" not in phase
+               for phase in budget["phases"].values()), budget
+    assert report["reference"]["epochs"] == 1 + budget["phases"]["reference"]["repeats"]["epochs"]
     assert 0.8 * report["seconds"]["total"] <= sum(parts.values()) <= report["seconds"]["total"] + 0.5
     assert min(parts.values()) > 0
     figures = list(numbers({k: v for k, v in report.items() if k != "config"}))

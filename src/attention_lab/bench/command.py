@@ -14,7 +14,8 @@ from attention_lab.arguments import key_value, positive_int
 from attention_lab.errors import Terminated, UserError
 
 # `--quick`: every model still trains two epochs (the first warms up and is not timed) and decodes both ways.
-QUICK = {"pairs": 300, "epochs": 4, "default_pairs": 2000, "decode_sentences": 40, "one_by_one": 10}
+QUICK = {"pairs": 300, "epochs": 4, "default_pairs": 2000, "decode_sentences": 40, "one_by_one": 10, "budget_s": 110}
+BUDGET_S = 540  # the whole run's seconds by default: 9 minutes, under 10 with start-up and imports, on 2 cores
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -52,6 +53,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                    help="test sources decoded (default: %(default)s)")
     b.add_argument("--one-by-one", type=positive_int, default=100,
                    help="sentences decoded one at a time for the batching speed-up (default: %(default)s)")
+    b.add_argument("--budget-s", type=positive_int, default=BUDGET_S, metavar="SECONDS",
+                   help="the run's seconds, shared among its phases by their usual lengths: a phase that runs out "
+                        "of its share ends its training or its repeats early, and the report says so "
+                        "(default: %(default)s)")
     b.add_argument("--quick", action="store_true",
                    help="a first look in about a minute: fewer pairs, epochs and sentences (%s)"
                         % ", ".join(f"--{k.replace('_', '-')} {v}" for k, v in QUICK.items()))
@@ -84,5 +89,6 @@ def run(args: argparse.Namespace) -> None:
         recipe_overrides=tuple(args.set_gpu_recipe), default_pairs=args.default_pairs,
         default_epochs=args.default_epochs, reference=args.reference,
         splits=args.splits if pipeline else None, tokenizer=args.tokenizer if pipeline else None, model=args.model,
-        data=args.data, beam_size=args.beam, decode_sentences=args.decode_sentences, one_by_one=args.one_by_one))
+        data=args.data, beam_size=args.beam, decode_sentences=args.decode_sentences, one_by_one=args.one_by_one,
+        budget_s=args.budget_s))
     print(json.dumps(report, indent=2))

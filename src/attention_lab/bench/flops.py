@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import torch
@@ -30,21 +31,32 @@ def synchronize(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def matmul_peak(device: torch.device, dtype: torch.dtype = torch.float32, size: int = 2048,
-                repeats: int = 10, trials: int = 3) -> float:
-    """GFLOP/s of the best of `trials` timings of `repeats` (size, size) @ (size, size) products."""
-    a = torch.randn(size, size, device=device, dtype=dtype)
-    b = torch.randn(size, size, device=device, dtype=dtype)
-    a @ b  # warm-up: allocation, library initialisation
-    best = float("inf")
-    for _ in range(trials):
+def matmul_trial(device: torch.device, dtype: torch.dtype = torch.float32, size: int = 2048,
+                 repeats: int = 10) -> Callable[[], float]:
+    """A timing to call as often as wanted: GFLOP/s of `repeats` (size, size) @ (size, size) products. Its
+    operands are made, and a product warms up (allocation, library initialisation), at the first call."""
+    operands: list[torch.Tensor] = []
+
+    def trial() -> float:
+        if not operands:
+            operands.extend(torch.randn(size, size, device=device, dtype=dtype) for _ in range(2))
+            operands[0] @ operands[1]
+        a, b = operands
         synchronize(device)
         start = time.perf_counter()
         for _ in range(repeats):
             a @ b
         synchronize(device)
-        best = min(best, time.perf_counter() - start)
-    return 2 * size**3 * repeats / best / 1e9
+        return 2 * size**3 * repeats / (time.perf_counter() - start) / 1e9
+
+    return trial
+
+
+def matmul_peak(device: torch.device, dtype: torch.dtype = torch.float32, size: int = 2048,
+                repeats: int = 10, trials: int = 3) -> float:
+    """GFLOP/s of the best of `trials` timings of `repeats` (size, size) @ (size, size) products."""
+    trial = matmul_trial(device, dtype, size, repeats)
+    return max(trial() for _ in range(trials))
 
 
 class CountedProducts(TorchDispatchMode):

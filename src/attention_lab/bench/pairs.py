@@ -3,6 +3,7 @@ the stage's DataModule deals, collated, epoch by epoch."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from attention_lab.data.splits import SplitParams, load_split, save_splits
@@ -24,13 +25,17 @@ def sample_splits(splits: Path, vocab: Path, root: Path, pairs: int, seed: int =
     return TrainPaths(root / "data", vocab, root / "model", root / "reports")
 
 
-def epoch_batches(paths: TrainPaths, params: Seq2SeqParams, epochs: int) -> tuple[TranslationDataModule, list[list[dict]]]:
-    """The stage's DataModule and the collated training batches it deals in each epoch."""
+def epoch_batches(paths: TrainPaths, params: Seq2SeqParams,
+                  epochs: int) -> tuple[TranslationDataModule, Iterator[list[dict]]]:
+    """The stage's DataModule and the collated training batches it deals in each epoch, dealt as they are read:
+    a run that stops early deals no more."""
     data = TranslationDataModule(paths.data, Tokenizer.load(paths.tokenizer / TOKENIZER_FILE), params.data, params.seed)
     data.setup()
     loader = data.train_dataloader()
-    batches = []
-    for epoch in range(epochs):
-        loader.batch_sampler.set_epoch(epoch)
-        batches.append(list(loader))
-    return data, batches
+
+    def dealt() -> Iterator[list[dict]]:
+        for epoch in range(epochs):
+            loader.batch_sampler.set_epoch(epoch)
+            yield list(loader)
+
+    return data, dealt()

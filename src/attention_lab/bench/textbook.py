@@ -11,11 +11,13 @@ padded position masked afterwards, and a plain (not fused) Adam. Shapes: see the
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from attention_lab.bench.budget import Repeat, every
 from attention_lab.bench.flops import synchronize
 from attention_lab.data.special_tokens import BOS_ID, PAD_ID
 from attention_lab.model.attention import masked_softmax
@@ -67,18 +69,22 @@ def masked_ce_loss(logits: Tensor, targets: Tensor) -> Tensor:
     return loss * (targets != PAD_ID)
 
 
-def train_reference(model: TextbookSeq2Seq, epochs: list[list[dict]], lr: float, length: int,
-                    device: torch.device = torch.device("cpu")) -> dict:
-    """Train on `epochs` (the collated batches of each epoch, in order) with each batch padded to
-    `length`, on `device`; tokens/s (non-padding target tokens) over the epochs after the first."""
+def train_reference(model: TextbookSeq2Seq, epochs: Iterable[list[dict]], count: int, lr: float, length: int,
+                    device: torch.device = torch.device("cpu"), repeat: Repeat = every) -> dict:
+    """Train on `epochs` (the collated batches of each epoch, in order, `count` of them) with each batch padded
+    to `length`, on `device`; tokens/s (non-padding target tokens) over the epochs after the first, which
+    `repeat` (`bench/budget.py`) may end before `count`."""
     model.to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     model.train()
-    seconds, tokens, final_loss = 0.0, 0, 0.0
-    for epoch, batches in enumerate(epochs):
+    epochs = iter(epochs)
+    timed: list[tuple[int, float, float]] = []  # (target tokens, seconds, loss per token) of each epoch
+
+    def epoch() -> float:
+        """One epoch's training; its tokens/s."""
         start = time.perf_counter()
         epoch_loss, epoch_tokens = 0.0, 0
-        for batch in batches:
+        for batch in next(epochs):
             optimizer.zero_grad()
             src, tgt = pad_to(batch["src"], length).to(device), pad_to(batch["tgt_out"], length).to(device)
             bos = torch.full((tgt.shape[0], 1), BOS_ID, device=device)
@@ -90,9 +96,12 @@ def train_reference(model: TextbookSeq2Seq, epochs: list[list[dict]], lr: float,
             epoch_loss += float(loss.detach().sum())  # reported per token, as the project's loss
             epoch_tokens += batch["n_tokens"]
         synchronize(device)  # the epoch's queued kernels are training time too
-        if epoch:  # the first epoch warms up, as for the project's throughput
-            seconds += time.perf_counter() - start
-            tokens += epoch_tokens
-        final_loss = epoch_loss / epoch_tokens
-    return {"epochs": len(epochs), "tokens_per_s": round(tokens / seconds, 1) if seconds else None,
-            "final_train_loss": round(final_loss, 4), "padded_length": length}
+        timed.append((epoch_tokens, time.perf_counter() - start, epoch_loss / epoch_tokens))
+        return epoch_tokens / timed[-1][1]
+
+    epoch()  # the first epoch warms up, as for the project's throughput
+    final_loss = timed.pop()[2]
+    repeat(epoch, count - 1, "epochs")
+    tokens, seconds = sum(t for t, _, _ in timed), sum(s for _, s, _ in timed)
+    return {"epochs": 1 + len(timed), "tokens_per_s": round(tokens / seconds, 1) if seconds else None,
+            "final_train_loss": round(timed[-1][2] if timed else final_loss, 4), "padded_length": length}
