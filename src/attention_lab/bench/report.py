@@ -156,6 +156,8 @@ def run_benchmark(options: BenchOptions) -> dict:
         after = peaks(budget, "peaks_after", device)
         peak = {name: max(peak.get(name, 0.0), after.get(name, 0.0)) for name in DTYPES if name in peak | after}
         for run in (report[name] for name in ("seed", "default", "transformer", "gpu_recipe") if name in report):
+            if "gflops" not in run:  # not counted: the budget ended first
+                continue
             top = peak.get("bfloat16" if run["precision"] == "bf16-mixed" else "float32")  # of the dtype it ran in
             if top:
                 run["fraction_of_peak"] = significant(run["gflops"] / top)

@@ -86,23 +86,26 @@ def train_until(params: Seq2SeqParams, paths: TrainPaths, stop: pl.Callback) -> 
 
 def train_and_count(params: Seq2SeqParams, paths: TrainPaths, device: torch.device, flop_batches: int,
                     phase: Phase) -> dict:
-    """Train through the stage's steps until `phase`'s deadline at most; count the FLOPs per target token
-    of its model on the first training batches."""
+    """Train through the stage's steps until `phase`'s deadline at most; then, as a measurement of its own
+    (`flops`, skipped past the budget), count the FLOPs per target token of its model on the first training
+    batches and time its products alone (the ceiling)."""
     with contextlib.redirect_stdout(sys.stderr):  # stdout carries the JSON report alone
         metrics = train_until(params, paths, StopAtDeadline(phase, "training"))
-    data, [batches] = epoch_batches(paths, params, 1)
-    model = build_model(params.model, len(data.tokenizer.src), len(data.tokenizer.tgt)).to(device).train()
     # Counted (and the ceiling's products timed) in the dtypes training ran in: bf16 under autocast.
     precision = resolve_precision(params.trainer.precision, params.trainer.accelerator)
-    mixed = precision == "bf16-mixed"
-    with torch.autocast(device.type, torch.bfloat16, enabled=mixed):
-        flops, products = training_flops_per_token(model, batches[:flop_batches], params.optim.label_smoothing)
-    return {"precision": precision, "epochs": metrics["epochs"], "updates": metrics["updates"],
-            "tokens_per_s": metrics["tokens_per_s"], "train_seconds": metrics["train_seconds"],
-            "final_train_loss": metrics["train_loss"], "parameters": metrics["parameters"],
-            "flops_per_token": round(flops),
-            "gflops": significant(metrics["tokens_per_s"] * flops / 1e9),
-            "matmul_ceiling_gflops": significant(matmul_ceiling(products))}
+    run = {"precision": precision, "epochs": metrics["epochs"], "updates": metrics["updates"],
+           "tokens_per_s": metrics["tokens_per_s"], "train_seconds": metrics["train_seconds"],
+           "final_train_loss": metrics["train_loss"], "parameters": metrics["parameters"]}
+
+    def count() -> dict:
+        data, [batches] = epoch_batches(paths, params, 1)
+        model = build_model(params.model, len(data.tokenizer.src), len(data.tokenizer.tgt)).to(device).train()
+        with torch.autocast(device.type, torch.bfloat16, enabled=precision == "bf16-mixed"):
+            flops, products = training_flops_per_token(model, batches[:flop_batches], params.optim.label_smoothing)
+        return {"flops_per_token": round(flops), "gflops": significant(metrics["tokens_per_s"] * flops / 1e9),
+                "matmul_ceiling_gflops": significant(matmul_ceiling(products))}
+
+    return {**run, **(phase.once(count, "flops") or {})}
 
 
 def reference_run(params: Seq2SeqParams, paths: TrainPaths, device: torch.device,
