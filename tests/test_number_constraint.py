@@ -2,6 +2,7 @@
 one of its French forms, and in the source's order, on models pushed to write digits everywhere, nowhere, or
 the source's numbers swapped and merged."""
 
+import itertools
 import re
 
 import pytest
@@ -89,6 +90,9 @@ def test_each_number_as_typed_is_one_span(source, spans):
     ("Add 100,000 .", "le 100 000", True), ("Add 100,000 .", "le 100000", True),
     ("Add 100,000 .", "le 100.000", True), ("Add 100,000 .", "le 100,000", True),
     ("Add 100,000 .", "le 10 000", False), ("Add 100,000 .", "le 100 00 0", False),
+    ("It has 2,500,000 people.", "le 2 500 000", True), ("It has 2,500,000 people.", "le 2500000", True),
+    ("It has 2,500,000 people.", "le 2.500.000", True), ("It has 2,500,000 people.", "le 2,500000", False),
+    ("It has 2,500,000 people.", "le 2 500.000", False), ("It costs 1,299.99 .", "le 1 299,99", True),
     ("It is 1.2 million.", "le 1,2", True), ("It is 1.2 million.", "le 1 jour 2", False),
     ("At 10:30 .", "à 10 h 30", True), ("At 10:30 .", "à 10h30", True), ("At 10:30 .", "à 10:30", True),
     ("The score was 3:1 .", "le 3:1", True), ("The score was 3:1 .", "le 3 h 1", False),
@@ -130,9 +134,11 @@ def biased_model(seed: int, digits: float) -> torch.nn.Module:
 def in_order(written: str, numbers: list[tuple[list[str], list[str]]]) -> int | None:
     """How many of `numbers` (each its digit groups and the GAPS key of each gap) `written` writes, each whole in
     a French form, in order, and no other digit; None if it does not."""
-    def number(groups: list[str], gaps: list[str]) -> str:
-        between = ["(?:" + "|".join(map(re.escape, GAPS[gap])) + ")" for gap in gaps] + [""]
-        return r"(?<![0-9])" + "".join(g + b for g, b in zip(groups, between)) + r"(?![0-9]|[.,:h][0-9])"
+    def number(groups: list[str], gaps: list[str]) -> str:  # gaps of one kind written alike
+        kinds = list(dict.fromkeys(gaps))
+        forms = ["".join(g + dict(zip(kinds, seps)).get(gap, "") for g, gap in zip(groups, [*gaps, ""]))
+                 for seps in itertools.product(*(GAPS[kind] for kind in kinds))]
+        return r"(?<![0-9])(?:" + "|".join(map(re.escape, forms)) + r")(?![0-9]|[.,:h][0-9])"
 
     found = [k for k in range(len(numbers) + 1)
              if re.fullmatch(r"[^0-9]*" + r"[^0-9]*".join(number(*n) for n in numbers[:k]) + r"[^0-9]*", written)]

@@ -5,14 +5,19 @@ A translation writes digits only as its source's numbers (number_spans.py), each
 order: a number starts only once the one before it is complete, each run of digit pieces spells the next number
 with what French may write between its groups (`9.99` as `9,99` or `9.99`, never `99.9`; `100,000` as
 `100 000`, never `10 000` then `0`), and `<eos>` waits until every number and every placeholder (a name the
-corpus lacks, text/names.py) is written. Numbers are ordered constraints, as in grid beam search (Hokamp & Liu
-2017, "Lexically Constrained Decoding for Sequence Generation Using Grid Beam Search") and the trie-based
-vectorized dynamic beam allocation (Hu et al. 2019, "Improved Lexically Constrained Decoding for Translation and
-Monolingual Rewriting"): French keeps the order of a sentence's numbers (in the training corpus, every pair whose
-French writes its source's digit groups writes them in the source's order), so every sentence's are ordered,
-and a date or time French would reorder is written as typed rather than guessed. A placeholder's piece is a word
-of its own, in any place and written again if the model likes: names stay unordered constraints, as in
-Post & Vilar 2018 ("Fast Lexically Constrained Decoding with Dynamic Beam Allocation").
+corpus lacks, text/names.py) is written. The machinery is lexically constrained beam search's: a row inside a
+number may write only its next piece, as grid beam search's open hypotheses continue their constraint (Hokamp &
+Liu 2017, "Lexically Constrained Decoding for Sequence Generation Using Grid Beam Search"), and each row holds a
+node of its sentence's automaton, stepped for the whole batch at once, as vectorized dynamic beam allocation
+holds a node of its constraints' trie (Hu et al. 2019, "Improved Lexically Constrained Decoding for Translation
+and Monolingual Rewriting"). The order is this project's choice, not theirs (their constraints may be met in any
+order): the automaton writes a sentence's numbers one after another, because French keeps them in the source's
+order (of the training pairs whose French writes their source's digit groups, every one writes them in the
+source's order), and a date or time French would reorder is better written as typed than guessed. Every
+sentence's numbers are ordered: a number the order would not suit (a date typed `3/4/2020`, a phone number, a
+version) is carried whole by the reading (text/symbols.py) and never searched. A placeholder's piece is a word
+of its own, in any place and written again if the model likes: names stay unordered constraints, as Post & Vilar
+2018's are ("Fast Lexically Constrained Decoding with Dynamic Beam Allocation").
 
 Each hypothesis row holds its node in its sentence's automaton (number_spans.Automaton) and the placeholders it
 has written (bits). A beam search keeps the rows that wrote more of the spans beside likelier ones that wrote

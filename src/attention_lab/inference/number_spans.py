@@ -20,6 +20,7 @@ digit must start a word (`10,20` would be read as one number). Rows that reach R
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import string
 from collections.abc import Sequence
@@ -42,16 +43,23 @@ def separator(piece: str) -> int:
     return SEPARATE + SEPARATORS.index(piece)
 
 
-# Between two digit groups: ways to write what stands there, each (its separator pieces, whether the next
-# digit piece starts a word).
+# Between two digit groups: the styles French may write there, each the ways to spell it in pieces (a way: its
+# separator pieces, and whether the next digit piece starts a word). A number's gaps of one kind share a style:
+# `2 500 000` or `2500000`, never `2,500000` (2,5 to a French reader).
 _SPACE = (((), True), ((WORD_START,), False))  # `100 000`: the digit's own word start, or a piece of its own
-_CLOCK_H = tuple(((h, *more), starts) for h in ("h", "▁h") for more, starts in (((), False), *_SPACE))
+_GLUED = (((), False),)
+
+
+def _after(piece: str) -> tuple:
+    return (((piece,), False),)
+
+
 FORMS = {
-    "thousands": (((), False), *_SPACE, ((",",), False), ((".",), False)),
-    "spaced": _SPACE,
-    "decimal": (((",",), False), ((".",), False)),
-    "clock": (((":",), False), *_CLOCK_H),
-    **{f"typed {sep}": (((sep,), False),) for sep in ",.:"},
+    "thousands": (_GLUED, _SPACE, _after(","), _after(".")),
+    "spaced": (_SPACE,),
+    "decimal": (_after(","), _after(".")),
+    "clock": (_after(":"), tuple(((h, *more), starts) for h in ("h", "▁h") for more, starts in (*_GLUED, *_SPACE))),
+    **{f"typed {sep}": (_after(sep),) for sep in ",.:"},
 }
 
 SPACED = r"[0-9]{1,3}(?:[ \u00a0\u202f][0-9]{3})+(?![0-9]|[.,:][0-9])"  # `10 000`, not `2020 100`
@@ -89,7 +97,7 @@ def writable(spans: Sequence[Span], symbols: frozenset[int]) -> list[Span]:
     for span in spans:
         groups, between = [span.groups[0]], []
         for group, kind in zip(span.groups[1:], span.between):
-            if not any(map(fits, FORMS[kind])):
+            if not any(fits(way) for style in FORMS[kind] for way in style):
                 split.append(Span(tuple(groups), tuple(between)))
                 groups, between = [], []
             else:
@@ -146,52 +154,66 @@ class Automaton:
                     self.children[end][symbol] = node
             if k == len(spans):
                 break
-            first, last = self._span(spans[k], written[k])
+            first, lasts = self._span(spans[k], written[k])
             start = int(spans[k].groups[0][0])
             self.children[node][GLUED + start] = self.children[node][STARTS + start] = first
             for end in ends:  # right after the span before: only a digit that starts a word
                 self.children[end][STARTS + start] = first
             gap = self.node(written[k + 1], inside=False, to=rest[k + 1])  # G_k
             self.children[gap][GLUED:SEPARATE] = NO_DIGIT
-            for sep in ",.:h":
-                self.children[last][separator(sep)] = gap
-            ends = [last, gap]
+            for last in lasts:
+                for sep in ",.:h":
+                    self.children[last][separator(sep)] = gap
+            ends = [*lasts, gap]
         for node in ends + rest[-1:]:
             self.final[node] = True
         return rest[0]
 
-    def _span(self, span: Span, before: int) -> tuple[int, int]:
-        """The nodes of `span`, after `before` digits of its sentence's spans: its first digit's and its last's."""
-        written = before + 1
-        first = last = self.node(written)
-        nodes = [first]  # in the order made: a node's children come after it
-        for index, group in enumerate(span.groups):
-            if index:  # each way to write the gap ends where a digit piece writes the group's first digit
-                ways = []
-                for separators, starts in FORMS[span.between[index - 1]]:
-                    at = last
-                    for symbol in map(separator, separators):
-                        if self.children[at][symbol] < 0:
-                            self.children[at][symbol] = self.node(written)
-                            nodes.append(self.children[at][symbol])
-                        at = self.children[at][symbol]
-                    ways.append((at, (STARTS if starts else GLUED) + int(group[0])))
-                written += 1
-                last = self.node(written)
-                nodes.append(last)
-                for at, symbol in ways:
-                    self.children[at][symbol] = last
-            for digit in group[1:]:
-                written += 1
-                after = self.node(written)
-                self.children[last][GLUED + int(digit)] = after
-                nodes.append(after)
-                last = after
-        self.bank[last] += 1  # its last digit: the span is written, no longer under way
-        for node in reversed(nodes):  # the last digit has no children yet: its need is 0
-            later = [self.need[c] for c in self.children[node] if c >= 0]
-            self.need[node] = 1 + min(later) if later else 0
-        return first, last
+    def _span(self, span: Span, before: int) -> tuple[int, list[int]]:
+        """The nodes of `span`, after `before` digits of its sentence's spans: its first digit's and its last
+        digit's, one for each style of its repeated gaps."""
+        first = self.node(before + 1)
+        repeated = [kind for kind in dict.fromkeys(span.between) if span.between.count(kind) > 1]
+        lasts = []
+        for styles in itertools.product(*(FORMS[kind] for kind in repeated)):
+            chosen = dict(zip(repeated, styles))
+            at, written = first, before + 1
+            for index, group in enumerate(span.groups):
+                if index:  # each way to write the gap ends where a digit piece writes the group's first digit
+                    kind = span.between[index - 1]
+                    ways = chosen.get(kind) or [way for style in FORMS[kind] for way in style]
+                    ends = []
+                    for separators, starts in ways:
+                        node = at
+                        for symbol in map(separator, separators):
+                            node = self._child(node, symbol, written)
+                        ends.append((node, (STARTS if starts else GLUED) + int(group[0])))
+                    written += 1
+                    made = {self.children[node][symbol] for node, symbol in ends} - {-1}  # by a style before
+                    at = made.pop() if made else self.node(written)
+                    for node, symbol in ends:
+                        self.children[node][symbol] = at
+                for digit in group[1:]:
+                    written += 1
+                    at = self._child(at, GLUED + int(digit), written)
+            lasts.append(at)
+        lasts = list(dict.fromkeys(lasts))
+
+        @functools.cache
+        def need(node: int) -> int:  # the fewest pieces from `node` to a last digit
+            return 0 if node in lasts else 1 + min(need(c) for c in self.children[node] if c >= 0)
+
+        for node in range(first, len(self.children)):
+            self.need[node] = need(node)
+        for last in lasts:
+            self.bank[last] += 1  # the span is written, no longer under way
+        return first, lasts
+
+    def _child(self, node: int, symbol: int, written: int) -> int:
+        """The node after `symbol` at `node`, made (after `written` digits) if there is none yet."""
+        if self.children[node][symbol] < 0:
+            self.children[node][symbol] = self.node(written)
+        return self.children[node][symbol]
 
 
 @functools.cache

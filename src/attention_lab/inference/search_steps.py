@@ -78,8 +78,8 @@ def next_candidates(model: EncoderDecoder, tokens: Tensor, state, finished: Tens
                      banned: list[int], maps: bool, no_eos: Tensor | None = None,
                      constraints: SearchConstraint | None = None) -> tuple[Tensor, Tensor, object, Tensor]:
     """Each row's `k` best next tokens (N, k) with their log-probabilities (N, k); `constraints` (the
-    constraints: number_constraint.py, term_constraint.py) blocks the digits a row may not write (then fewer
-    than `k` may be finite) and, for k > 1 (a beam), adds each constraint's best symbol as a candidate after
+    constraints: number_constraint.py, term_constraint.py) blocks the tokens a row may not write (a digit out
+    of its number's turn, a word inside a number: then fewer than `k` may be finite) and, for k > 1 (a beam), adds each constraint's best symbol as a candidate after
     the `k` (-inf where already offered).
 
     The decoder steps only `rows` (n,), the rows of the sentences still open, which `state`
