@@ -42,6 +42,8 @@ def test_a_number_changed_is_missing_and_added(amount, other):
     ("I have two cats.", "J'ai 2 chats."),
     ("Come at eleven.", "Viens à onze heures."),
     ("We met at 2:15pm.", "Nous nous sommes vus à 14 h 15."),  # the 24-hour clock
+    ("We met at 2:15pm.", "Nous nous sommes vus à 2 h 15 de l'après-midi."),
+    ("We met at 2:15 p.m.", "Nous nous sommes vus à 2:15 p.m."),
     ("The train leaves at 10.30 sharp.", "Le train part à 10 h 30 précises."),  # a time, as the reading takes it
     ("It was 1990.", "C'était en mille neuf cent quatre-vingt-dix."),
     ("Both came 21 times.", "Les deux sont venus vingt et un fois."),
@@ -64,6 +66,7 @@ def test_numbers_kept_in_another_form_are_not_flagged(source, output):
     ("Come at 10.", "Viens à onze heures.", ("10",), ("onze",)),
     ("I have 3 cats.", "J'ai des chats.", ("3",), ()),
     ("He is 7.", "Il a sept ans et neuf mois.", (), ("neuf",)),
+    ("We met at 3:45pm.", "Nous nous sommes vus à 3 h 45.", ("3",), ("3",)),  # the night's 3 h 45
 ])
 def test_a_number_lost_or_made_up_is_flagged(source, output, missing, added):
     found = check(source, output)
@@ -85,7 +88,8 @@ def test_names_carried_text_terms_and_placeholders():
 @pytest.mark.parametrize("source, output, missing", [
     ("I saw Tom in Boston.", "J'ai vu Tom à Boston.", ()),
     ("I saw Tom in Boston.", "J'ai vu Tom.", ("Boston",)),  # a name the corpus's French writes as typed
-    ("I saw Tom in London.", "J'ai vu Tom à Londres.", ()),  # `London` is no French word: not asked for
+    ("I saw Tom in London.", "J'ai vu Tom.", ()),  # `London` is no French word (`Londres`): not asked for
+    ("I saw Tom in Boston.", "J'ai vu Tom à Bostone.", ()),  # a French form like it
     ("Tom is here.", "Il est là.", ()),  # a sentence's first word may be no name
     ("I SAW TOM IN BOSTON.", "J'AI VU.", ()),  # capitals and Title Case say nothing of names
 ])

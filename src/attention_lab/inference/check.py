@@ -1,11 +1,12 @@
 """The check after writing: where a translation may have lost or changed its source's meaning, line by line
-(design.md: What the translator checks; measured in docs/trust.md). It names, for a reader to check:
+(measured in docs/trust.md: The check after writing). It names, for a reader to check:
 
 - `missing_numbers`: a number of the source (in digits) whose value the French does not write, in digits or in
   words (`100,000` is written `100 000`, `9.99` is `9,99`, `2` may be `deux`: inference/number_values.py);
 - `added_numbers`: a number the French writes, in digits or words (`vingt`, `onze heures`), that the source lacks;
-- `missing_names`: a name the French does not write as typed: one read as a placeholder (text/names.py), or a
-  capitalised word inside a sentence that the corpus's French writes too (`Boston`, `Tom`);
+- `missing_names`: a name the French does not write: one read as a placeholder (text/names.py), as typed; a
+  capitalised word inside a sentence that the corpus's French writes too (`Boston`, `Tom`), as typed or in a
+  French form like it (`Japan`: `Japon`);
 - `missing_carried`: text carried around the model (text/symbols.py) that the French lacks;
 - `missing_terms`: a glossary's term the French does not write (text/glossary.py);
 - `placeholders`: a placeholder left in the French, alone or glued to letters (text/protect.py).
@@ -20,11 +21,13 @@ import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
+from difflib import SequenceMatcher
 
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.inference.number_values import kept, numbers, values
 from attention_lab.text.casing import casing
 from attention_lab.text.glossary import missing_terms
+from attention_lab.text.names import LIKENESS
 from attention_lab.text.protect import Protect, leaked
 from attention_lab.text.sentences import split
 from attention_lab.text.terms import terms_of
@@ -96,11 +99,12 @@ def check(source: str, output: str, expected: Expected = Expected(), words: Corp
     english, french = numbers(source, "en"), numbers(output, "fr")
     written, allowed = values(french), values(english)
     french_words = words.target if words else frozenset()
-    names = [*expected.names, *known_names(source, words)]
+    known = known_names(source, words)
     return Findings(
         missing_numbers=tuple(n.typed for n in english if n.typed[0].isdigit() and not kept(n, written)),
         added_numbers=tuple(n.typed for n in french if not kept(n, allowed)),
-        missing_names=tuple(name for name in dict.fromkeys(names) if not writes(output, name)),
+        missing_names=tuple(name for name in dict.fromkeys([*expected.names, *known]) if not writes(output, name)
+                            and not (name in known and like(output, name))),
         missing_carried=tuple(run for run in expected.carried if run not in output),
         missing_terms=tuple(missing_terms(output, expected.terms)),
         placeholders=tuple(match.group() for placeholder in expected.placeholders
@@ -115,6 +119,13 @@ def folded(text: str) -> str:
 def writes(output: str, name: str) -> bool:
     """Whether `output` writes `name` as a whole word (elided or not: `d'Emma`), case and accents aside."""
     return re.search(rf"(?<!\w){re.escape(folded(name))}(?!\w)", folded(output)) is not None
+
+
+def like(output: str, name: str) -> bool:
+    """Whether `output` writes a word that begins as `name` does and is like it, as text/names.py tells a garbled
+    name (`Japon` for `Japan`, `Londres` for `London`), case and accents aside."""
+    return any(word[0] == folded(name)[0] and SequenceMatcher(None, word, folded(name)).ratio() >= LIKENESS
+               for word in re.findall(r"[^\W\d_]+", folded(output)))
 
 
 def known_names(source: str, words: CorpusWords | None) -> list[str]:

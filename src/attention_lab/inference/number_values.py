@@ -3,7 +3,8 @@
 A number in digits is read by the separators its language writes: English `100,000` and `9.99`, French `100 000`
 and `9,99`; a translation may keep the English form, so French text is read either way, and where a form is
 ambiguous (`1,500`: 1500 or 1,5) it has both readings. A scale after it is a reading too (`1.2M`, `3 millions`),
-as is the 24-hour time of an English `2pm`. Number words are read as values, English (`twenty-one`, `both`) and
+as is the 24-hour time of an afternoon's hour, which is
+the only reading of an English one (`3:45pm` is 15 h 45; French may write `3 h 45 de l'après-midi`). Number words are read as values, English (`twenty-one`, `both`) and
 French (`vingt et un`, `quatre-vingt-dix`, `onze heures`), except where French writes the word for something else:
 `un`/`une` but in `vingt et un` or `un million` (an article), `neuf` alone before no plural (`new`), `cent` after
 `pour` (percent).
@@ -25,7 +26,11 @@ DIGITS = re.compile(rf"(?<![0-9])(?<![0-9][.,])[0-9]+(?:(?:[.,]|[{_SPACES}](?=[0
 SCALE = re.compile(rf"[{_SPACES}]?(?P<scale>(?i:thousands?|mille|millions?|billions?|milliards?|bn|[kmb]))"
                    r"(?![^\W\d_])")
 SCALES = {"k": 3, "thousand": 3, "mille": 3, "m": 6, "million": 6, "b": 9, "bn": 9, "billion": 9, "milliard": 9}
-AFTERNOON = re.compile(r"(?<![0-9.,:])(?P<hour>[0-9]{1,2})(?::[0-5][0-9])? ?(?i:p\.?m\b\.?)")
+# An afternoon's hour on a 12-hour clock: `3:45pm` is 15 h 45 (`3 h 45` is the night's); French may say so in words.
+_PM = r"(?i:p\.?m\b\.?)"
+AFTERNOON = {"en": re.compile(rf"(?<![0-9.,:])(?P<hour>[0-9]{{1,2}})(?::[0-5][0-9])? ?{_PM}"),
+             "fr": re.compile(rf"(?<![0-9.,:])(?P<hour>[0-9]{{1,2}})(?:(?: ?h ?|:)(?:[0-5][0-9])?)? ?"
+                              rf"(?:{_PM}|de l'après-midi|du soir)")}
 # (thousands mark, decimal mark) of each language's numbers; English text with none of its own read as French.
 MARKS = {"en": ((",", "."), (" ", ".")), "fr": ((" ", ","), (".", ","), (",", "."), (" ", "."))}
 
@@ -82,11 +87,11 @@ def digit_readings(typed: str, language: str) -> list[Reading]:
 
 
 def digit_numbers(text: str, language: str) -> list[Number]:
-    """The numbers `text` writes in digits, in order, each with its readings, scaled ones (`1.2M`) and, in English,
-    a time's 24-hour hour (`2pm`: 2 and 14) among them."""
+    """The numbers `text` writes in digits, in order, each with its readings, scaled ones among them (`1.2M`); an
+    afternoon's hour read on the 24-hour clock (`2pm`: 14; `2 h de l'après-midi`: 2 and 14)."""
     if language == "en":
         text = read_times(text)  # `at 10.30` is a time, 10 and 30, as the translator reads it (text/number_forms.py)
-    afternoon = {match.start("hour") for match in AFTERNOON.finditer(text)} if language == "en" else set()
+    afternoon = {match.start("hour") for match in AFTERNOON[language].finditer(text)}
     numbers = []
     for match in DIGITS.finditer(text):
         readings = digit_readings(match.group(), language)
@@ -95,7 +100,7 @@ def digit_numbers(text: str, language: str) -> list[Number]:
             power = SCALES[scale["scale"].lower().removesuffix("s")]
             readings += [(reading[0].scaleb(power),) for reading in readings if len(reading) == 1]
         if match.start() in afternoon and int(match.group()) < 12:
-            readings.append((Decimal(match.group()) + 12,))
+            readings = [(Decimal(match.group()) + 12,)] + (readings if language == "fr" else [])
         numbers.append(Number(match.group(), tuple(readings)))
     return numbers
 
