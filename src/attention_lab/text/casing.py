@@ -34,8 +34,10 @@ OPENERS = "\"'«“‘([{"  # written against the word after them
 PHRASE_WORD = re.compile(r"([^\W\d_]+)(\W*)")  # a word of a phrase, and the marks after it
 LETTERS = re.compile(r"[^\W\d_]+")  # a word's letters, before an apostrophe, a hyphen or a digit: `TOM` of `TOM'S`
 MONTH = re.compile(rf"\W*(?i:{ENGLISH_MONTH_NAMES})\W*")
-NUMBER = re.compile(r"\W*[0-9]")
+NUMBER_BEFORE = re.compile(r"(?:^|\s)\W*[0-9]\S*\s$")  # the word before, a number: `3 MAY`, `(12th) May`
+NUMBER_AFTER = re.compile(r"\s\W*[0-9]")
 VOWELS = frozenset("aeiouyàâäéèêëîïôöûùüÿæœ")
+ROMAN = re.compile("[IVXLCDM]+")
 ACRONYM_LETTERS = 3  # `NY`, `EST`, `BBC`; longer words in capitals the corpus lacks are words as often as names
 
 
@@ -76,9 +78,8 @@ def sentence_cased(sentence: str, pieces: Callable[[str], list], keep_capitals: 
     for k, (first, second) in enumerate(zip(cores, cores[1:])):
         if first and second and not first[2] and f"{first[1]} {second[1]}".lower() in phrases:
             named[k] = named[k + 1] = True
-    for k, part in enumerate(parts):  # `MAY 3`, `3 MAY`: the month, not the verb
-        named[k] |= bool(MONTH.fullmatch(part)) and any(
-            NUMBER.match(parts[j]) for j in (k - 1, k + 1) if 0 <= j < len(parts))
+    for k, part in enumerate(parts):
+        named[k] |= dated(part, parts[k - 1] + " " if k else "", " " + parts[k + 1] if k + 1 < len(parts) else "")
     cased_words = [word_cased(part, pieces, words) if decide else part for part, decide in zip(parts, decided)]
     cased = " ".join(capitalized(part) if decide and name else part
                      for part, decide, name in zip(cased_words, decided, named))
@@ -86,6 +87,12 @@ def sentence_cased(sentence: str, pieces: Callable[[str], list], keep_capitals: 
     if first is None or not decided[first] or cased_words[first] == parts[first] and unknown(parts[first], words):
         return cased  # `« iPhone` stays, and `lol ok`: a word the corpus lacks, typed in small letters, is no name
     return capitalized(cased)
+
+
+def dated(word: str, before: str, after: str) -> bool:
+    """Whether `word` is a month next to a number (`MAY 3`, `3 MAY`: the month, not the verb), `before` the text
+    before it (its space too), `after` the text after it."""
+    return MONTH.fullmatch(word) is not None and (NUMBER_BEFORE.search(before) or NUMBER_AFTER.match(after)) is not None
 
 
 def unknown(word: str, words: CorpusWords | None) -> bool:
@@ -97,9 +104,9 @@ def unknown(word: str, words: CorpusWords | None) -> bool:
 
 def acronym(letters: str) -> bool:
     """Whether `letters`, typed in capitals, read as an acronym where the corpus lacks the word: at most
-    `ACRONYM_LETTERS` letters, or no vowel (`NY`, `EST`, `BBC`, `HTML`)."""
+    `ACRONYM_LETTERS` letters, no vowel or a Roman numeral (`NY`, `EST`, `BBC`, `HTML`, `VIII`)."""
     return len(letters) > 1 and letters.isupper() and (
-        len(letters) <= ACRONYM_LETTERS or not VOWELS & set(letters.lower()))
+        len(letters) <= ACRONYM_LETTERS or not VOWELS & set(letters.lower()) or ROMAN.fullmatch(letters) is not None)
 
 
 def counted(typed: str, words: CorpusWords) -> str:
@@ -112,9 +119,32 @@ def counted(typed: str, words: CorpusWords) -> str:
     small = letters.group().lower()
     if small in words.forms:  # `TOM'S` -> `Tom's`
         return typed[: letters.start()].lower() + words.forms[small] + typed[letters.end() :].lower()
-    if small not in words.source and (acronym(letters.group()) or letters.group()[1:].islower()):
+    if not english(small, words.source) and (acronym(letters.group()) or letters.group()[1:].islower()):
         return typed
     return typed.lower()
+
+
+# English endings and beginnings: a word the corpus lacks made of one it has is a word (`PEELED`, `Deputies`,
+# `Unshaven`), not a name. Each ending, with what its stem may end in (`lac|ed` is `lace`, `deput|ies` `deputy`).
+ENDINGS = {ending: ("", "e") for ending in ("s", "es", "ed", "ing", "ly", "er", "ers", "est", "ness", "ment", "ments",
+                                             "able", "ful", "less", "ous", "ity", "ize", "ized", "ion", "ions")}
+ENDINGS.update({ending: ("y",) for ending in ("ies", "ied", "ier", "iest", "ily")})
+BEGINNINGS = ("un", "re", "dis", "over", "under", "pre", "mis", "out", "non", "fore")
+STEM = 3  # letters a stem has at least
+
+
+def english(small: str, known: frozenset[str]) -> bool:
+    """Whether `small` (in small letters) is a word of `known`, or one of them with an English ending or beginning
+    (`peeled`, `deputies`, `ratted`, `unshaven`)."""
+    if small in known:
+        return True
+    for ending, tails in ENDINGS.items():
+        stem = small[: -len(ending)]
+        if not small.endswith(ending) or len(stem) < STEM:
+            continue
+        if any(stem + tail in known for tail in tails) or stem[-1] == stem[-2] and stem[:-1] in known:  # `ratt|ed`
+            return True
+    return any(small.startswith(start) and small[len(start) :] in known for start in BEGINNINGS)
 
 
 def word_cased(word: str, pieces: Callable[[str], list], words: CorpusWords | None = None) -> str:

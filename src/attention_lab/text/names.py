@@ -21,7 +21,7 @@ import numpy as np
 
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.data.tokenizer import Codec
-from attention_lab.text.casing import DETERMINERS, OPENERS, TITLES, acronym
+from attention_lab.text.casing import DETERMINERS, OPENERS, TITLES, acronym, dated
 from attention_lab.text.symbols import CLOSING, output_word_of
 
 LIKENESS = 0.5
@@ -53,17 +53,27 @@ def _is_name(core: str, sentence: str, start: int, after_title: bool, words: Cor
         return True
     clause = _CLAUSE.search(sentence, max(0, start - 3), start) is not None
     if small in words.source:
-        return bool(words.cased) and not clause and small not in words.forms and not _in_phrase(sentence, start, core,
-                                                                                                 words.phrases)
+        end = start + len(core)
+        return bool(words.cased) and not clause and small not in words.forms and not dated(
+            core, sentence[max(0, start - 24) : start], sentence[end : end + 4]) and not _beside_a_word(
+            sentence, start, end, words.source)
     return _NATIONALITY.fullmatch(core) is None and not (clause and _OBJECT.match(sentence, start + len(core)))
 
 
-def _in_phrase(sentence: str, start: int, core: str, phrases: frozenset[str]) -> bool:
-    """Whether `core` at `start` and a word next to it are a pair the corpus capitalises (`World War`)."""
-    before = re.search(r"([^\W\d_]+) $", sentence[max(0, start - 40) : start])
-    after = re.match(r" ([^\W\d_]+)", sentence[start + len(core) :])
-    return any(pair.lower() in phrases for pair in (before and f"{before[1]} {core}", after and f"{core} {after[1]}")
-               if pair)
+_BEFORE = re.compile(r"(?:^|(?<=\s))([^\W\d_]+)(?:['’]s)?\s$")  # the word before, a possessive too: `Mother's Day`
+_AFTER = re.compile(r"(?:['’]s)?\s([^\W\d_]+)")
+
+
+def _beside_a_word(sentence: str, start: int, end: int, known: frozenset[str]) -> bool:
+    """Whether the word at `start:end` in `sentence` is next to a capitalised word of `known` (not one beginning a
+    clause, capitalised by its place): with it, a name of things the model may read (`City Hall`, `Winter Olympics`,
+    `Kennedy Center`), where a word alone is a person's (`Tell Bill.`); one next to a word the corpus lacks is
+    too (`Will Smith`)."""
+    before = _BEFORE.search(sentence, max(0, start - 40), start)
+    after = _AFTER.match(sentence, end)
+    return any(word[0].isupper() and word.lower() in known for word in (
+        before and not _CLAUSE.search(sentence, max(0, before.start() - 3), before.start()) and before[1],
+        after and after[1]) if word)
 
 
 def placeheld(sentence: str, words: CorpusWords, defined: frozenset[str] = frozenset()
