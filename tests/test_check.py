@@ -60,6 +60,7 @@ def test_numbers_kept_in_another_form_are_not_flagged(source, output):
 
 @pytest.mark.parametrize("source, output, missing, added", [
     ("We need 100,000 dollars.", "Il nous faut 10 000 dollars.", ("100,000",), ("10 000",)),
+    ("We need 100,000 dollars.", "Il nous faut 100 dollars.", ("100,000",), ("100",)),  # English: a thousands comma
     ("It costs $9.99/month.", "Ça coûte 99.9 dollars.", ("9.99",), ("99.9",)),
     ("Unemployment peaked at 10.20.", "Le chômage a culminé à 10 h 20.", ("10.20",), ("10", "20")),
     ("It is 20 euros.", "Ça fait 20 euros, vingt-cinq.", (), ("vingt-cinq",)),
