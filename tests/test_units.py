@@ -18,7 +18,8 @@ torch.set_num_threads(1)
     ("I weigh 150 lbs, he 1 lb.", "I weigh 150 pounds, he 1 pound."), ("It is 6 ft long.", "It is 6 feet long."),
     ("Back in 2 hrs, or 1 hr.", "Back in 2 hours, or 1 hour."), ("Wait 5 mins.", "Wait 5 minutes."),
     ("Water boils at 212 °F.", "Water boils at 212 degrees Fahrenheit."), ("Bake at 350°F.", "Bake at 350 degrees Fahrenheit."),
-    ("It is 5ºF.", "It is 5 degrees Fahrenheit."),
+    ("It is 5ºF.", "It is 5 degrees Fahrenheit."), ("It is 1,500 m high.", "It is 1,500 meters high."),
+    ("The flat is 60 m².", "The flat is 60 square meters."), ("It holds 1 m³.", "It holds 1 cubic meter."),
     ("It took 30 secs.", "It took 30 seconds."),
 ])
 def test_a_unit_symbol_after_a_number_is_read_with_its_name(typed, read):
@@ -29,7 +30,7 @@ def test_a_unit_symbol_after_a_number_is_read_with_its_name(typed, read):
     "He paid $5m.", "Use 5 M now.", "A 10-km run.", "Read page 5 m.a.", "It is 5 oz.",
     "It was 5 mg.", "Call 911 mmm.", "I am 5 g-force.", "Room 5km/x.", "See v5km now.", "No. 5 kg/",
     # More than one reading: metres, minutes or millions; minutes or a minimum. Left for the model to read in context.
-    "It is 1,500 m high.", "The project costs 10m.", "The flight is 2h 15m long.", "Wait 5 min.", "Low: 5 min, 20 max.",
+    "It is 1,500 m.", "The film is 90m long.", "The project costs 10m.", "The flight is 2h 15m long.", "Wait 5 min.", "Low: 5 min, 20 max.",
 ])
 def test_text_that_is_no_number_and_unit_is_left_as_typed(typed):
     assert with_unit_names(typed) == typed

@@ -4,7 +4,7 @@
 four times as often as it signs one) and a unit's symbol after it (`5 km`, `30°C`, `6 ft.` as `5 kilometers`,
 `30 degrees Celsius`, `6 feet`: it names units and almost never writes a symbol). Only a symbol with one reading is
 read: `10m` is metres, minutes or millions and `5 min` minutes or a minimum, so both are left as typed, for the
-model to read in context. A sign or symbol is read only
+model to read in context, but for metres the sentence says (`20 m²`, `50m deep`). A sign or symbol is read only
 against a number, not inside a word or an address, and the number keeps its digits for the number constraint.
 A symbol is read as written (`5 M` is left), never after a currency sign (`$5m`, `2m euros` are millions: read
 first), and not `5g` alone (the network); its abbreviation stop before a small letter is no end mark (`6 ft. tall`).
@@ -23,7 +23,8 @@ CURRENCIES = {"$": ("dollar", "dollars"), "€": ("euro", "euros"), "£": ("poun
 UNITS = {
     "km/h": ("kilometer per hour", "kilometers per hour"), "kph": ("kilometer per hour", "kilometers per hour"),
     "mph": ("mile per hour", "miles per hour"), "km": ("kilometer", "kilometers"), "kg": ("kilogram", "kilograms"),
-    "cm": ("centimeter", "centimeters"), "g": ("gram", "grams"),
+    "cm": ("centimeter", "centimeters"), "g": ("gram", "grams"), "m²": ("square meter", "square meters"),
+    "m³": ("cubic meter", "cubic meters"), "km²": ("square kilometer", "square kilometers"),
     "lbs": ("pound", "pounds"), "lb": ("pound", "pounds"), "ft": ("foot", "feet"),
     "°C": ("degree Celsius", "degrees Celsius"), "°F": ("degree Fahrenheit", "degrees Fahrenheit"),
     "°": ("degree", "degrees"), "hrs": ("hour", "hours"), "hr": ("hour", "hours"), "mins": ("minute", "minutes"),
@@ -38,6 +39,8 @@ AMOUNT = re.compile(
     rf"(?![\w$€£¥])|(?P<named>m|M|bn)(?= (?i:dollars|euros|pounds|yen)\b))")
 # The ordinal indicator º is typed for a degree sign too (`100ºC`, once in the corpus).
 _SYMBOLS = "|".join(re.escape(symbol).replace("°", "[°º]") for symbol in sorted(UNITS, key=len, reverse=True))
+# `m` alone is metres where a length is said after it: not `long`, which a film is too (`90m long`).
+METRES = re.compile(rf"(?<![\w$€£¥.,/])(?P<number>{TYPED_NUMBER}) ?m(?= (?:high|wide|deep|tall|away)\b)")
 MEASURE = re.compile(rf"(?<![\w$€£¥.,/])(?![0-9]g(?! of\b))(?P<number>{TYPED_NUMBER}) ?(?P<unit>{_SYMBOLS})"
                      r"(?![\w°º/-]|\.\w)(?:\.(?= [a-z]))?")
 
@@ -65,4 +68,5 @@ def with_currency_names(sentence: str) -> str:
 
 def with_unit_names(sentence: str) -> str:
     """`sentence` with each unit symbol after a number replaced by the unit's name."""
-    return MEASURE.sub(lambda match: named(match["number"], UNITS[match["unit"].replace("º", "°")]), sentence)
+    sentence = MEASURE.sub(lambda match: named(match["number"], UNITS[match["unit"].replace("º", "°")]), sentence)
+    return METRES.sub(lambda match: named(match["number"], ("meter", "meters")), sentence)

@@ -6,8 +6,8 @@ Each word is cased by the corpus's evidence (`counted`): as the corpus writes it
 typed where its capitals may be a name's or an acronym's (`Ritz` in Title Case, `NY`), else read in small letters
 (`RENOVATION`). `I` and its contractions, the first letter, a title and the name after it (`MR. SMITH`), two words
 the corpus capitalises together (`NEW YORK`) and a month next to a number (`MAY 3`) are capitalised. In a
-lower-case sentence a word the writer capitalised is kept, and a first word the corpus does not know is left in
-small letters (`lol ok`: no name). A model file without the corpus's counts cases a word by the model's pieces:
+lower-case sentence a word the writer capitalised is kept. A model file without the corpus's counts cases a word by
+the model's pieces:
 capitalised where it reads that form in fewer. A Moses truecaser trained on the corpus read the valid split no
 better and the everyday set's names worse (docs/trust.md: Casing).
 """
@@ -83,23 +83,14 @@ def sentence_cased(sentence: str, pieces: Callable[[str], list], keep_capitals: 
     cased_words = [word_cased(part, pieces, words) if decide else part for part, decide in zip(parts, decided)]
     cased = " ".join(capitalized(part) if decide and name else part
                      for part, decide, name in zip(cased_words, decided, named))
-    first = next((k for k, part in enumerate(parts) if any(c.isalpha() for c in part)), None)
-    if first is None or not decided[first] or cased_words[first] == parts[first] and unknown(parts[first], words):
-        return cased  # `« iPhone` stays, and `lol ok`: a word the corpus lacks, typed in small letters, is no name
-    return capitalized(cased)
+    first = next((decide for part, decide in zip(parts, decided) if any(c.isalpha() for c in part)), True)
+    return capitalized(cased) if first else cased  # `« iPhone` stays
 
 
 def dated(word: str, before: str, after: str) -> bool:
     """Whether `word` is a month next to a number (`MAY 3`, `3 MAY`: the month, not the verb), `before` the text
     before it (its space too), `after` the text after it."""
     return MONTH.fullmatch(word) is not None and (NUMBER_BEFORE.search(before) or NUMBER_AFTER.match(after)) is not None
-
-
-def unknown(word: str, words: CorpusWords | None) -> bool:
-    """Whether the letters of `word` (its first run of them) are no word of the corpus's English, as far as
-    `words` with counts of casing tell (a model file without them tells none)."""
-    letters = LETTERS.search(word)
-    return bool(words and words.cased and letters and letters.group().lower() not in words.source)
 
 
 def acronym(letters: str) -> bool:
@@ -125,7 +116,7 @@ def counted(typed: str, words: CorpusWords) -> str:
 
 
 # English endings and beginnings: a word the corpus lacks made of one it has is a word (`PEELED`, `Deputies`,
-# `Unshaven`), not a name. Each ending, with what its stem may end in (`lac|ed` is `lace`, `deput|ies` `deputy`).
+# `Unpeeled`), not a name. Each ending, with what its stem may end in (`lac|ed` is `lace`, `deput|ies` `deputy`).
 ENDINGS = {ending: ("", "e") for ending in ("s", "es", "ed", "ing", "ly", "er", "ers", "est", "ness", "ment", "ments",
                                              "able", "ful", "less", "ous", "ity", "ize", "ized", "ion", "ions")}
 ENDINGS.update({ending: ("y",) for ending in ("ies", "ied", "ier", "iest", "ily")})
@@ -135,7 +126,7 @@ STEM = 3  # letters a stem has at least
 
 def english(small: str, known: frozenset[str]) -> bool:
     """Whether `small` (in small letters) is a word of `known`, or one of them with an English ending or beginning
-    (`peeled`, `deputies`, `ratted`, `unshaven`)."""
+    (`peeled`, `deputies`, `ratted`, `unpeeled`)."""
     if small in known:
         return True
     for ending, tails in ENDINGS.items():
@@ -144,7 +135,8 @@ def english(small: str, known: frozenset[str]) -> bool:
             continue
         if any(stem + tail in known for tail in tails) or stem[-1] == stem[-2] and stem[:-1] in known:  # `ratt|ed`
             return True
-    return any(small.startswith(start) and small[len(start) :] in known for start in BEGINNINGS)
+    return any(small.startswith(start) and len(small) - len(start) >= STEM and english(small[len(start) :], known)
+               for start in BEGINNINGS)
 
 
 def word_cased(word: str, pieces: Callable[[str], list], words: CorpusWords | None = None) -> str:

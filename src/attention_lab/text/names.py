@@ -4,10 +4,11 @@ et al. 2019, "An Exploration of Placeholding in NMT"); a name the model garbled 
 
 A run of names is read as `Tom`, then `Mary`, then `John` (those the sentence lacks), which the search must write
 (inference/number_constraint.py), and written back as the run typed, elided before a vowel (`d'Emma`). A name, by
-the evidence of the line: a capitalised word the corpus does not know, not a nationality (`Nigerian`), nor a verb
-that begins a clause before its object (`Whisk the eggs.`); a word after a title (`Mr. Hill`); a word the corpus
-writes in small letters, capitalised inside a clause (`I met Will.`, not `Will you?`; the corpus's counts of
-casing, `CorpusWords.cased`, tell it from `March`); an acronym the corpus lacks (`NY`, `BBC`: text/casing.py).
+the evidence of the line: a capitalised word the corpus does not know, not a nationality (`Nigerian`): copied, it
+keeps its meaning, where the model's guess changes it (`Whisk the eggs.` read as `Quels sont les œufs`); a word
+after a title (`Mr. Hill`); a word the corpus writes in small letters, capitalised inside a clause and alone among
+capitals (`I met Will.`, not `Will you?` or `City Hall`; the corpus's counts of casing, `CorpusWords.cased`, tell it
+from `March`); an acronym the corpus lacks (`NY`, `BBC`: text/casing.py).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import numpy as np
 
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.data.tokenizer import Codec
-from attention_lab.text.casing import DETERMINERS, OPENERS, TITLES, acronym, dated
+from attention_lab.text.casing import OPENERS, TITLES, acronym, dated
 from attention_lab.text.symbols import CLOSING, output_word_of
 
 LIKENESS = 0.5
@@ -34,10 +35,6 @@ _VOWELS = "AEIOUYÀÂÉÈÊËÎÏÔÛÙÜ"
 # What begins a clause, before a word: its capital says nothing (`Note: Stir well.`, `"Stop," he said.`); a quote
 # or bracket opens one only against the word (`"Yes," Will said.`: after a closing quote, Will is a name).
 _CLAUSE = re.compile(r"(?:^|[.!?:;…–—-]\s*|«\s*|[\"“(\[‘'])$")
-# After a verb that begins a clause, its object: `Whisk the eggs`, `Grate 2 carrots`, `Unplug it`.
-_OBJECT = re.compile(rf"\s+(?:(?i:{'|'.join(DETERMINERS)}|these|those|its|some|any|all|each|every|both|it|them|me|him|us)"
-                     r"\b|[0-9])")
-
 
 def _is_name(core: str, sentence: str, start: int, after_title: bool, words: CorpusWords) -> bool:
     """Whether the word `core` at `start` in `sentence` is a name, by the evidence of the line (module doc)."""
@@ -57,7 +54,7 @@ def _is_name(core: str, sentence: str, start: int, after_title: bool, words: Cor
         return bool(words.cased) and not clause and small not in words.forms and not dated(
             core, sentence[max(0, start - 24) : start], sentence[end : end + 4]) and not _beside_a_word(
             sentence, start, end, words.source)
-    return _NATIONALITY.fullmatch(core) is None and not (clause and _OBJECT.match(sentence, start + len(core)))
+    return _NATIONALITY.fullmatch(core) is None
 
 
 _BEFORE = re.compile(r"(?:^|(?<=\s))([^\W\d_]+)(?:['’]s)?\s$")  # the word before, a possessive too: `Mother's Day`
