@@ -9,7 +9,7 @@ import torch
 from attention_lab.cli import build_parser
 from attention_lab.inference.translator import SearchParams, Translator
 from attention_lab.model import precision
-from attention_lab.model.precision import DECODING_PRECISIONS, decoding_autocast, decoding_dtype
+from attention_lab.model.precision import DECODING_PRECISIONS, decoding_dtype
 
 CPU, CUDA = torch.device("cpu"), torch.device("cuda")
 SOURCES = ["I see the cat.", "Go.", "Tom is taller than his brother."]
@@ -49,8 +49,9 @@ def test_the_search_runs_in_the_precision_asked_for(request, model):
     plain = translator.translate(SOURCES, SearchParams(beam_size=3))
     for choice, dtype in (("32", torch.float32), ("bf16", torch.bfloat16)):
         seen.clear()
+        translator.precision = choice  # as `Translator.load(..., precision=choice)` and `translate --precision`
         # Inside an outer bf16 autocast too (validation under bf16-mixed): "32" turns it off.
-        with torch.autocast("cpu", dtype=torch.bfloat16), decoding_autocast(choice, CPU):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
             out = translator.translate(SOURCES, SearchParams(beam_size=3))
         assert seen and set(seen) == {dtype}, (choice, set(seen))
         assert len(out) == len(SOURCES) and all(t.text and math.isfinite(t.score) for t in out)

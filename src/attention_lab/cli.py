@@ -99,7 +99,7 @@ def translate(args: argparse.Namespace) -> None:
             option = SEARCH_OPTIONS.get(key.removeprefix("translate."))
             raise UserError(f"{option}: {reason}" if option else str(exc)) from None
         chunks = chunked(lines)
-        translator = Translator.load(args.model, args.device)
+        translator = Translator.load(args.model, args.device, args.precision)
         show = not args.quiet and sys.stderr.isatty()
         total = (count_lines(args.input) if name == args.input else len(args.sentences) or None) if show else None
         # Lines translated, as a bar on stderr when it is a terminal; notes print above it (tqdm.write).

@@ -5,6 +5,7 @@ Imports nothing from Lightning, MLflow or DVC: translating needs only the model 
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from attention_lab.inference.search_steps import output_limits
 from attention_lab.inference.constraints import Constraints
 from attention_lab.inference.term_constraint import TermConstraint
 from attention_lab.inference.check import Expected
+from attention_lab.model.precision import decoding_autocast
 from attention_lab.inference.translation import Translation, joined
 from attention_lab.text.glossary import Glossary, term_pieces
 from attention_lab.text.protect import placeholders
@@ -88,15 +90,22 @@ def input_columns(rows: list[int]) -> list[int]:
 
 
 class Translator:
-    def __init__(self, loaded: LoadedModel, device: str | torch.device = "cpu") -> None:
+    def __init__(self, loaded: LoadedModel, device: str | torch.device = "cpu", precision: str | None = None) -> None:
+        """`precision`: one of model/precision.py's DECODING_PRECISIONS, or None to decode in whatever autocast
+        the caller runs (a validation inside Lightning's bf16 training decodes as it trains)."""
         self.model, self.tokenizer = loaded.model, loaded.tokenizer
         self.device = torch.device(device)
         self.model.to(self.device).eval()
+        self.precision = precision
 
     @classmethod
-    def load(cls, path: str | Path, device: str | torch.device | None = None) -> Translator:
+    def load(cls, path: str | Path, device: str | torch.device | None = None,
+             precision: str | None = None) -> Translator:
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")
-        return cls(load_model(path, device), device)
+        return cls(load_model(path, device), device, precision)
+
+    def _decoding(self) -> contextlib.AbstractContextManager:
+        return decoding_autocast(self.precision, self.device) if self.precision else contextlib.nullcontext()
 
     def read(self, lines: Sequence[str], search: SearchParams, glossary: Glossary | None = None) -> Reading:
         """`lines` as the model reads them (text/steps.py), in order, each line whole when
@@ -185,10 +194,11 @@ class Translator:
             terms = TermConstraint.build([[term_pieces(tgt_codec, term) for term in terms_of(sentences[i])]
                                           for i in batch], tgt_codec, limits, search.beam_size) \
                 if search.beam_size > 1 else None
-            decoded = run_search(self.model, src, src_len, limits, search.beam_size, search.length_penalty,
-                                 coverage=search.coverage_penalty, min_len_ratio=search.min_len_ratio,
-                                 forbid=forbid, deadline=deadline, maps=maps,
-                                 constraints=Constraints.of(numbers, terms))
+            with self._decoding():
+                decoded = run_search(self.model, src, src_len, limits, search.beam_size, search.length_penalty,
+                                     coverage=search.coverage_penalty, min_len_ratio=search.min_len_ratio,
+                                     forbid=forbid, deadline=deadline, maps=maps,
+                                     constraints=Constraints.of(numbers, terms))
             outputs, lengths = decoded.tokens.tolist(), decoded.lengths.tolist()
             attention, scores = decoded.attention.float().cpu().numpy(), decoded.scores.tolist()
             if self_maps:
@@ -213,6 +223,6 @@ class Translator:
         `steps` - 1 outputs: step t reads what steps before it wrote, as it did in the search. A row's
         steps after its end read what follows its `<eos>`; being later, they change none of its own."""
         tgt_in = torch.cat([torch.full_like(tokens[:, :1], BOS_ID), tokens[:, : steps - 1]], dim=1)  # (B, T)
-        with torch.no_grad():
+        with torch.no_grad(), self._decoding():
             encoder, decoder = self.model.self_attention(src, src_len, tgt_in)
         return encoder.float().cpu().numpy(), decoder.float().cpu().numpy()
