@@ -74,7 +74,7 @@ def writes(source: str, written: str, bare: bool) -> bool:
                                                        Span(("1", "299", "99"), ("thousands", "decimal"))]),
     ("From 10:30 to 14:45, 3:1 after 10 000 fans.", [Span(("10", "30"), ("clock",)), Span(("14", "45"), ("clock",)),
                                                      Span(("3", "1"), ("typed :",)), Span(("10", "000"), ("spaced",))]),
-    ("Take the v2.5 or the A4, 1.299,99 or 1.2.3.", [Span(("2", "5"), ("typed .",)), Span(("4",), ()),
+    ("Take the v2.5 or the A4, 1.299,99 or 1.2.3.", [Span(("2", "5"), ("typed .",), True), Span(("4",), (), True),
                                                      Span(("1", "299", "99"), ("typed .", "typed ,")),
                                                      Span(("1", "2", "3"), ("typed .", "typed ."))]),
     ("In 2020 100 came, 5 more.", [Span(("2020",), ()), Span(("100",), ()), Span(("5",), ())]),
@@ -103,6 +103,8 @@ def test_each_number_as_typed_is_one_span(source, spans):
     ("We need 100,000 dollars, not 10,000.", "le 100 000 le 10 000 le 10 000", False),  # once each
     ("Buy 5 and 3 .", "le 5, 3", True), ("Buy 5 and 3 .", "le 5,3", False), ("Buy 5 and 3 .", "le 53", False),
     ("Buy 5 and 3 .", "le 5 3", True), ("Buy 5 and 3 .", "le 3 5", False),
+    ("It is 9.99 .", "le9,99", False), ("It is 9.99 .", "h9,99", False),  # never glued to a word
+    ("The code is 4 .", "le jour4", False), ("The code is x4 .", "le jour4", True),  # ... unless typed so
 ])
 def test_a_number_is_written_whole_in_a_french_form_and_in_its_place(source, written, ok, bare):
     assert writes(source, written, bare) == ok

@@ -25,7 +25,7 @@ less (`banks`, and search_steps.allocated: Post & Vilar's dynamic beam allocatio
 placeholder a candidate (`best_symbols`): a model that rarely writes a span's first piece still finds a
 translation that writes it. It needs a vocabulary whose digit pieces are single digits (SentencePiece with
 `split_digits`); a word vocabulary, whose numbers are whole words, is searched without it. Shapes as in
-`search.py`; U counts the automata's nodes, A the alphabet (number_spans.ALPHABET).
+`search.py`; U counts the automata's nodes, A the alphabet (number_automaton.ALPHABET).
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ from torch import Tensor
 
 from attention_lab.data.special_tokens import EOS_ID
 from attention_lab.data.tokenizer import Codec
-from attention_lab.inference.number_spans import GLUED, SEPARATE, WORD, WORD_START, Automaton, number_spans, \
-    piece_symbols, writable
+from attention_lab.inference.number_automaton import GLUED, SEPARATE, WORD, Automaton, piece_symbols, writable
+from attention_lab.inference.number_spans import WORD_START, number_spans
 from attention_lab.text.names import PLACEHOLDERS
 
 
@@ -56,7 +56,8 @@ class NumberConstraint:
         self.roots, self.wanted, self.limits, self.width = roots, wanted, limits, width
         self.symbol_of, self.name_bit = symbol_of, name_bit
         self.digit_ids = ((symbol_of >= GLUED) & (symbol_of < SEPARATE) | (name_bit != 0)).nonzero()[:, 0]  # (J,)
-        self.symbol_ids = (symbol_of > WORD).nonzero()[:, 0]  # the pieces the automaton tells apart from words
+        # Digits and separators; any other piece may come where a word may (a letter's node aside).
+        self.symbol_ids = (symbol_of >= GLUED).nonzero()[:, 0]
         self.mixed_ids = (symbol_of < 0).nonzero()[:, 0]
         self.spans = (digits > 0) | (wanted != 0)  # (B,) the sentence has spans to write
         self.most = int((digits + count_bits(wanted)).max())
