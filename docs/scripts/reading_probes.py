@@ -10,8 +10,9 @@ vocabulary and corpus words:
   and in Title Case (how many read as the source as written does, capitals and placeholders alike).
 
     git worktree add /tmp/before <commit>
-    python docs/scripts/reading_probes.py MODEL SPLITS /tmp/before/src src [--recount]
+    python docs/scripts/reading_probes.py MODEL SPLITS /tmp/before/src src [--recount] [--probes FILE]
 
+`--probes`: another file of lines (docs/data/reading-heldout.tsv: written after the rules, read once).
 `--recount`: the corpus words counted again from SPLITS' train split, for a model file written before the
 tokenizer kept the corpus's casing (data/corpus_words.py).
 """
@@ -76,7 +77,8 @@ def kept(kind: str, spans: str, reading: list) -> bool:
 
 def main(model: str, splits: str, before: str, after: str, *options: str) -> None:
     recount = splits if "--recount" in options else ""
-    with open(PROBES, encoding="utf-8") as handle:
+    probes_file = options[options.index("--probes") + 1] if "--probes" in options else PROBES
+    with open(probes_file, encoding="utf-8") as handle:
         probes = list(csv.DictReader(handle, delimiter="\t"))
     lines = [probe["line"] for probe in probes]
     read = {name: readings(model, src, lines, recount) for name, src in (("before", before), ("after", after))}
