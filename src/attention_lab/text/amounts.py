@@ -4,7 +4,8 @@
 four times as often as it signs one) and a unit's symbol after it (`5 km`, `30°C`, `6 ft.` as `5 kilometers`,
 `30 degrees Celsius`, `6 feet`: it names units and almost never writes a symbol). Only a symbol with one reading is
 read: `10m` is metres, minutes or millions and `5 min` minutes or a minimum, so both are left as typed, for the
-model to read in context, but for metres the sentence says (`20 m²`, `50m deep`). A sign or symbol is read only
+model to read in context, but for metres the sentence says (`50m deep`); an area or a volume is written as people
+type it without raised digits (`20 m²` as `20 m2`, which the model copies). A sign or symbol is read only
 against a number, not inside a word or an address, and the number keeps its digits for the number constraint.
 A symbol is read as written (`5 M` is left), never after a currency sign (`$5m`, `2m euros` are millions: read
 first), and not `5g` alone (the network); its abbreviation stop before a small letter is no end mark (`6 ft. tall`).
@@ -13,6 +14,7 @@ first), and not `5g` alone (the network); its abbreviation stop before a small l
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from attention_lab.data.numbers import TYPED_NUMBER
 
@@ -23,8 +25,7 @@ CURRENCIES = {"$": ("dollar", "dollars"), "€": ("euro", "euros"), "£": ("poun
 UNITS = {
     "km/h": ("kilometer per hour", "kilometers per hour"), "kph": ("kilometer per hour", "kilometers per hour"),
     "mph": ("mile per hour", "miles per hour"), "km": ("kilometer", "kilometers"), "kg": ("kilogram", "kilograms"),
-    "cm": ("centimeter", "centimeters"), "g": ("gram", "grams"), "m²": ("square meter", "square meters"),
-    "m³": ("cubic meter", "cubic meters"), "km²": ("square kilometer", "square kilometers"),
+    "cm": ("centimeter", "centimeters"), "g": ("gram", "grams"),
     "lbs": ("pound", "pounds"), "lb": ("pound", "pounds"), "ft": ("foot", "feet"),
     "°C": ("degree Celsius", "degrees Celsius"), "°F": ("degree Fahrenheit", "degrees Fahrenheit"),
     "°": ("degree", "degrees"), "hrs": ("hour", "hours"), "hr": ("hour", "hours"), "mins": ("minute", "minutes"),
@@ -39,6 +40,8 @@ AMOUNT = re.compile(
     rf"(?![\w$€£¥])|(?P<named>m|M|bn)(?= (?i:dollars|euros|pounds|yen)\b))")
 # The ordinal indicator º is typed for a degree sign too (`100ºC`, once in the corpus).
 _SYMBOLS = "|".join(re.escape(symbol).replace("°", "[°º]") for symbol in sorted(UNITS, key=len, reverse=True))
+# Read by name (`square meters`), the model wrote `carrier` or `mars`; `m2` it copies, as the corpus's `H2O`.
+RAISED = re.compile(r"(?<=[0-9])( ?(?:km|cm|m))([²³])(?![\w²³])")
 # `m` alone is metres where a length is said after it: not `long`, which a film is too (`90m long`).
 METRES = re.compile(rf"(?<![\w$€£¥.,/])(?P<number>{TYPED_NUMBER}) ?m(?= (?:high|wide|deep|tall|away)\b)")
 MEASURE = re.compile(rf"(?<![\w$€£¥.,/])(?![0-9]g(?! of\b))(?P<number>{TYPED_NUMBER}) ?(?P<unit>{_SYMBOLS})"
@@ -68,5 +71,6 @@ def with_currency_names(sentence: str) -> str:
 
 def with_unit_names(sentence: str) -> str:
     """`sentence` with each unit symbol after a number replaced by the unit's name."""
+    sentence = RAISED.sub(lambda match: match[1] + unicodedata.normalize("NFKC", match[2]), sentence)
     sentence = MEASURE.sub(lambda match: named(match["number"], UNITS[match["unit"].replace("º", "°")]), sentence)
     return METRES.sub(lambda match: named(match["number"], ("meter", "meters")), sentence)

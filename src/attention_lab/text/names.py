@@ -22,7 +22,7 @@ import numpy as np
 
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.data.tokenizer import Codec
-from attention_lab.text.casing import OPENERS, TITLES, acronym, dated
+from attention_lab.text.casing import MONTH, OPENERS, TITLES, acronym
 from attention_lab.text.symbols import CLOSING, output_word_of
 
 LIKENESS = 0.5
@@ -50,10 +50,9 @@ def _is_name(core: str, sentence: str, start: int, after_title: bool, words: Cor
         return True
     clause = _CLAUSE.search(sentence, max(0, start - 3), start) is not None
     if small in words.source:
-        end = start + len(core)
-        return bool(words.cased) and not clause and small not in words.forms and not dated(
-            core, sentence[max(0, start - 24) : start], sentence[end : end + 4]) and not _beside_a_word(
-            sentence, start, end, words.source)
+        # A month is no name, next to a number or not (`signed in May`): the corpus's counts of `may` are the verb's.
+        return bool(words.cased) and not clause and small not in words.forms and not MONTH.fullmatch(core) and \
+            not _beside_a_word(sentence, start, start + len(core), words.source)
     return _NATIONALITY.fullmatch(core) is None
 
 
