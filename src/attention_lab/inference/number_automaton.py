@@ -5,9 +5,10 @@ Its nodes, for a sentence with spans 1..m: R_k, k spans written and none under w
 span k+1 may start on its first digit; L_k, the same after a piece that ends in a letter, where the span may start
 only on a digit piece that starts a word or follows a `▁` piece (never glued to the word: `et7,50`), unless it was
 typed glued to a letter (`A4`); a span's nodes, where only its next digit or separator may come (one branch for
-each style of its repeated gaps); E_k, its last digit, after which a word ends it, a digit starting a word starts
-span k+1, and a separator glued to it leads to G_k, where the next digit must start a word (`10,20` would be read
-as one number). Rows that reach R_m, L_m, E_m or G_m wrote every span.
+each style of its repeated gaps); E_k, its last digit, after which a word ends it (but letters glued to it only
+if it was typed so: `1st` may be `1er`, `3 to 1` never `3er`), a digit starting a word starts span k+1, and a
+separator glued to it leads to G_k, where the next digit must start a word (`10,20` would be read as one number).
+Rows that reach R_m, L_m, E_m or G_m wrote every span.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ from attention_lab.data.tokenizer import Codec
 from attention_lab.inference.number_spans import FORMS, WORD_START, Span
 
 SEPARATORS = (WORD_START, ",", ".", ":", "h", "▁h")  # pieces that may stand between a number's digit groups
-# The alphabet: a piece that ends in a letter, any other piece, digit d glued to the piece before at GLUED + d or
-# starting a word (`▁7`) at STARTS + d, and each of SEPARATORS from SEPARATE on.
-WORD, LETTER, GLUED, STARTS, SEPARATE = 0, 1, 2, 12, 22
+# The alphabet: any other piece; one that ends in a letter; one that goes on with the word before it on a letter
+# (`er`); digit d glued to the piece before at GLUED + d or starting a word (`▁7`) at STARTS + d; and each of
+# SEPARATORS from SEPARATE on.
+WORD, LETTER, JOINS, GLUED, STARTS, SEPARATE = 0, 1, 2, 3, 13, 23
 ALPHABET = SEPARATE + len(SEPARATORS)
 NO_DIGIT = [-1] * (SEPARATE - GLUED)  # a node's children on the digits, where none may come
 
@@ -54,6 +56,8 @@ def piece_symbols(codec: Codec) -> Tensor | None:
             return separator(piece)
         if any(c in string.digits for c in text):
             return -1
+        if not piece.startswith(WORD_START) and text[:1].isalpha():
+            return JOINS
         return LETTER if text[-1:].isalpha() else WORD
 
     return torch.tensor([symbol(p, t) for p, t in zip(pieces, bare)])
@@ -69,15 +73,15 @@ def writable(spans: Sequence[Span], symbols: frozenset[int]) -> list[Span]:
 
     split = []
     for span in spans:
-        groups, between, glued = [span.groups[0]], [], span.glued
+        groups, between, after_letter = [span.groups[0]], [], span.after_letter
         for group, kind in zip(span.groups[1:], span.between):
             if not any(fits(way) for style in FORMS[kind] for way in style):
-                split.append(Span(tuple(groups), tuple(between), glued))
-                groups, between, glued = [], [], False
+                split.append(Span(tuple(groups), tuple(between), after_letter))
+                groups, between, after_letter = [], [], False
             else:
                 between.append(kind)
             groups.append(group)
-        split.append(Span(tuple(groups), tuple(between), glued))
+        split.append(Span(tuple(groups), tuple(between), after_letter, span.before_letter))
     return split
 
 
@@ -117,6 +121,8 @@ class Automaton:
             for at in (node, after_letter, *lasts, *gaps):  # a word ends a span; it may end in a letter
                 self.children[at][LETTER] = self.children[at][separator("▁h")] = after_letter
                 self.children[at][WORD] = self.children[at][separator(WORD_START)] = node
+            for at in (node, after_letter, *gaps, *(lasts if k and spans[k - 1].before_letter else ())):
+                self.children[at][JOINS] = after_letter
             if k == len(spans):
                 break
             first, ends = self._span(spans[k], written[k])
@@ -124,7 +130,7 @@ class Automaton:
             for at in (node, after_letter, *lasts, *gaps):  # a digit that starts a word
                 self.children[at][STARTS + start] = first
             self.children[node][GLUED + start] = first  # glued to a piece that ends in no letter: `▁` `5`, `$5`
-            if spans[k].glued:
+            if spans[k].after_letter:
                 self.children[after_letter][GLUED + start] = first
             lasts, gaps = ends, [self.node(written[k + 1], inside=False)]
             for last in lasts:

@@ -37,7 +37,7 @@ from torch import Tensor
 
 from attention_lab.data.special_tokens import EOS_ID
 from attention_lab.data.tokenizer import Codec
-from attention_lab.inference.number_automaton import GLUED, SEPARATE, WORD, Automaton, piece_symbols, writable
+from attention_lab.inference.number_automaton import GLUED, JOINS, SEPARATE, WORD, Automaton, piece_symbols, writable
 from attention_lab.inference.number_spans import WORD_START, number_spans
 from attention_lab.text.names import PLACEHOLDERS
 
@@ -59,6 +59,7 @@ class NumberConstraint:
         # Digits and separators; any other piece may come where a word may (a letter's node aside).
         self.symbol_ids = (symbol_of >= GLUED).nonzero()[:, 0]
         self.mixed_ids = (symbol_of < 0).nonzero()[:, 0]
+        self.join_ids = (symbol_of == JOINS).nonzero()[:, 0]  # pieces that go on with the word before (`er`)
         self.spans = (digits > 0) | (wanted != 0)  # (B,) the sentence has spans to write
         self.most = int((digits + count_bits(wanted)).max())
         self.sentence = torch.arange(len(roots) * width, device=roots.device) // width  # (N,) each row's
@@ -113,6 +114,9 @@ class NumberConstraint:
         log_probs.masked_fill_(~allowed[:, WORD, None], float("-inf"))  # inside a number: its pieces only
         log_probs[:, self.symbol_ids] = symbols
         log_probs[:, self.mixed_ids] = float("-inf")
+        # Letters glued to a number typed apart from them (`3er`): only the few rows right after such a number.
+        apart = (allowed[:, WORD] & ~allowed[:, JOINS]).nonzero()[:, 0]  # (a,)
+        log_probs[apart[:, None], self.join_ids] = float("-inf")
         log_probs[:, EOS_ID].masked_fill_(~self.final[state] | self._names_left(rows), float("-inf"))
 
     def best_symbols(self, rows: Tensor, log_probs: Tensor) -> tuple[Tensor, Tensor]:
