@@ -30,8 +30,9 @@ class Letters(Codec):
 
 
 SMALL = "and i met the in at on office will grace see you we love go to may peel shave saw fish hotel place".split()
-WORDS = CorpusWords(frozenset(SMALL + ["tom", "paris", "march", "tv", "monday"]), frozenset(),
-                    cased=frozenset({"Tom", "Paris", "March", "TV", "Monday"}))
+CASED = frozenset({"Tom", "Paris", "March", "TV", "Monday"})
+WORDS = CorpusWords(frozenset(SMALL + ["tom", "paris", "march", "tv", "monday", "president"]), frozenset(), cased=CASED,
+                    capitalised=frozenset({*(form.lower() for form in CASED), "president"}))
 
 
 def read(line: str, words: CorpusWords = WORDS) -> tuple[str, tuple]:
@@ -97,8 +98,9 @@ def test_cleaning_still_makes_safe_compatibility_forms_plain():
 
 def test_the_corpus_counts_the_words_it_writes_with_capitals_inside_a_sentence():
     words = CorpusWords.of(["We met in March.", "I will go.", "I saw Tom, Tom saw TV.", "March on!", "We march.",
-                            "We march now.", "I watch TV."], [])
+                            "We march now.", "I watch TV.", *["I will stay."] * 30], [])
     assert words.cased == {"Tom", "TV"} and words.forms["tv"] == "TV"  # `march`: once capitalised, twice not
+    assert words.capitalised == {"tom", "tv", "march"}  # `will`: never
     assert CorpusWords.from_payload(words.payload()) == words
 
 
@@ -134,6 +136,7 @@ def test_a_line_in_title_case_reads_with_the_names_of_the_line_as_written(senten
     ("I ❤️ NY", ("NY",)), ("MEET ME AT THE BBC AT 5 PM EST.", ("BBC", "EST")),  # acronyms the corpus lacks, carried
     ("Hotel Ritz, 15 Place Vendôme", ("Ritz", "Vendôme")),  # Title Case: words the corpus lacks stay capitalised
     ("I met Will yesterday.", ("Will",)), ("Tell Grace.", ("Grace",)),  # capitalised inside a clause: a name
+    ("I met the President.", ()),  # ... but not one the corpus capitalises at times
     ("Will you come?", ()), ("Note: Will it rain?", ()),  # a clause's first word: its capital says nothing
     ("Whisk the eggs.", ("Whisk",)), ("lol ok", ("Lol",)),  # a word the corpus lacks: copied, not guessed
     ("Siobhan went home.", ("Siobhan",)), ("Henry VIII had six wives.", ("Henry VIII",)),
@@ -142,7 +145,8 @@ def test_a_line_in_title_case_reads_with_the_names_of_the_line_as_written(senten
 def test_names_are_read_by_the_evidence_of_the_line(line, names):
     words = CorpusWords(WORDS.source | {"closed", "for", "until", "ok", "saw", "it", "eggs", "carrots", "went", "home",
                                         "had", "six", "wives", "open", "rain", "note", "yesterday", "tell", "come",
-                                        "he", "be", "me", "pm", "meet", "signed"}, frozenset(), cased=WORDS.cased)
+                                        "he", "be", "me", "pm", "meet", "signed"}, frozenset(), WORDS.phrases,
+                        WORDS.cased, WORDS.capitalised)
     assert tuple(name for _, name in read(line, words)[1]) == names
 
 
@@ -153,6 +157,6 @@ def test_a_word_made_of_a_corpus_word_is_english():
 
 
 def test_a_month_next_to_a_number_is_read_as_the_month_in_capitals():
-    words = CorpusWords(WORDS.source | {"open"}, frozenset(), cased=WORDS.cased)
+    words = CorpusWords(WORDS.source | {"open"}, frozenset(), cased=WORDS.cased, capitalised=WORDS.capitalised)
     assert read("OPEN ON MAY 3.", words)[0] == "Open on May 3." and read("YOU MAY GO.", words)[0] == "You may go."
     assert read("SEE YOU 3 MAY.", words)[0] == "See you 3 May."

@@ -4,7 +4,8 @@ training. The translator tells by them a word the model garbled from one it lear
 English words the corpus writes capitalised more often than not inside a sentence (`new york`, `world war`),
 by which a line typed in capitals is read in the corpus's casing (text/casing.py); and the words it writes
 inside a sentence with capitals more often than in small letters, in the form it writes most (`March`, `TV`),
-by which a line's casing is read word by word and a name that is also a word told (`I met Will.`; text/names.py).
+by which a line's casing is read word by word; and those it writes so at times (`President`, `Earth`), by which
+a name that is also a word is told (`I met Will.`: `will` never is; text/names.py).
 
 Kept with the tokenizer (data/tokenizer.py), so a model file carries them; a tokenizer built before
 them has none, and the translator then does without.
@@ -20,6 +21,7 @@ from functools import cached_property
 
 WORD = re.compile(r"[^\W\d_]+")  # a run of letters: `aujourd'hui` is two, `Jean-Luc` two
 INSIDE = re.compile(r"(?<=[\w,] )[^\W\d_]+\b")  # a word inside a sentence: after a word or a comma, and a space
+SOMETIMES = 20  # a word capitalised in 1 of 20 of its uses inside a sentence: a capital says no name (`President`)
 PAIR = re.compile(r"(?=\b([^\W\d_]+) ([^\W\d_]+)\b)")  # two words with a space between: each pair, overlapping
 
 
@@ -29,6 +31,8 @@ class CorpusWords:
     target: frozenset[str]
     phrases: frozenset[str] = frozenset()  # `new york`: capitalised inside a sentence more often than not
     cased: frozenset[str] = frozenset()  # `March`, `TV`: written with capitals inside a sentence more often than not
+    # `president`, `earth`: written with a capital in 1 of SOMETIMES of its uses inside a sentence at least
+    capitalised: frozenset[str] = frozenset()
 
     @cached_property
     def forms(self) -> dict[str, str]:
@@ -45,24 +49,27 @@ class CorpusWords:
                 seen[pair] += 1
                 capitalised[pair] += all(w[1:] and w.istitle() for w in match.groups())  # `I` says nothing
         forms = Counter(match.group() for text in dict.fromkeys(sources) for match in INSIDE.finditer(text))
-        lead, most = Counter(), {}  # a word in small letters: times with capitals less times without; form written most
+        capitals, small, most = Counter(), Counter(), {}  # a word in small letters: uses with capitals, without; form
         for form, n in forms.most_common():
             word = form.lower()
-            lead[word] += n if form != word else -n
-            if form != word:
+            if form == word:
+                small[word] += n
+            else:
+                capitals[word] += n
                 most.setdefault(word, form)
         return cls(*(frozenset(word.lower() for text in side for word in WORD.findall(text))
                      for side in (sources, targets)),
                    frozenset(pair for pair, n in capitalised.items() if 2 * n > seen[pair]),
-                   frozenset(most[word] for word, n in lead.items() if n > 0))
+                   frozenset(most[word] for word, n in capitals.items() if n > small[word]),
+                   frozenset(word for word, n in capitals.items() if n * SOMETIMES >= n + small[word]))
 
     def payload(self) -> dict:
         return {"source": sorted(self.source), "target": sorted(self.target), "phrases": sorted(self.phrases),
-                "cased": sorted(self.cased)}
+                "cased": sorted(self.cased), "capitalised": sorted(self.capitalised)}
 
     @classmethod
     def from_payload(cls, payload: dict) -> CorpusWords:
         # A model file written before phrases or cased words were kept has none: its lines are cased by the model's
         # pieces (text/casing.py).
         return cls(frozenset(payload["source"]), frozenset(payload["target"]), frozenset(payload.get("phrases", ())),
-                   frozenset(payload.get("cased", ())))
+                   frozenset(payload.get("cased", ())), frozenset(payload.get("capitalised", ())))

@@ -6,9 +6,9 @@ A run of names is read as `Tom`, then `Mary`, then `John` (those the sentence la
 (inference/number_constraint.py), and written back as the run typed, elided before a vowel (`d'Emma`). A name, by
 the evidence of the line: a capitalised word the corpus does not know, not a nationality (`Nigerian`): copied, it
 keeps its meaning, where the model's guess changes it (`Whisk the eggs.` read as `Quels sont les œufs`); a word
-after a title (`Mr. Hill`); a word the corpus writes in small letters, capitalised inside a clause and alone among
-capitals (`I met Will.`, not `Will you?` or `City Hall`; the corpus's counts of casing, `CorpusWords.cased`, tell it
-from `March`); an acronym the corpus lacks (`NY`, `BBC`: text/casing.py).
+after a title (`Mr. Hill`); a word the corpus writes in small letters (all but 1 in 20 times inside a sentence,
+`CorpusWords.capitalised`: not `President`, `Earth`, `March`), capitalised inside a clause and alone among capitals
+(`I met Will.`, not `Will you?` or `City Hall`); an acronym the corpus lacks (`NY`, `BBC`: text/casing.py).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def _is_name(core: str, sentence: str, start: int, after_title: bool, words: Cor
     clause = _CLAUSE.search(sentence, max(0, start - 3), start) is not None
     if small in words.source:
         # A month is no name, next to a number or not (`signed in May`): the corpus's counts of `may` are the verb's.
-        return bool(words.cased) and not clause and small not in words.forms and not MONTH.fullmatch(core) and \
+        return bool(words.cased) and not clause and small not in words.capitalised and not MONTH.fullmatch(core) and \
             not _beside_a_word(sentence, start, start + len(core), words.source)
     return _NATIONALITY.fullmatch(core) is None
 
