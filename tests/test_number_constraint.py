@@ -107,6 +107,8 @@ def test_each_number_as_typed_is_one_span(source, spans):
     ("The code is 4 .", "le jour4", False), ("The code is x4 .", "le jour4", True),  # ... unless typed so
     ("We won 3 to 1 .", "le 3er à 1", False), ("We won 3 to 1 .", "le 3 jour à 1", True),  # letters after it too
     ("He came 3rd .", "le 3er", True),
+    ("It costs 9.99 .", "le jour.9,99", False), ("It costs 9.99 .", "le jour. 9,99", True),  # nor on a mark
+    ("Half of it is .5 .", "le jour.5", True),
 ])
 def test_a_number_is_written_whole_in_a_french_form_and_in_its_place(source, written, ok, bare):
     assert writes(source, written, bare) == ok

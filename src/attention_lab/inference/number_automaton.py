@@ -2,13 +2,13 @@
 pieces; each hypothesis row of the search holds one node of it (number_constraint.py).
 
 Its nodes, for a sentence with spans 1..m: R_k, k spans written and none under way, where any piece may come and
-span k+1 may start on its first digit; L_k, the same after a piece that ends in a letter, where the span may start
-only on a digit piece that starts a word or follows a `▁` piece (never glued to the word: `et7,50`), unless it was
-typed glued to a letter (`A4`); a span's nodes, where only its next digit or separator may come (one branch for
-each style of its repeated gaps); E_k, its last digit, after which a word ends it (but letters glued to it only
-if it was typed so: `1st` may be `1er`, `3 to 1` never `3er`), a digit starting a word starts span k+1, and a
-separator glued to it leads to G_k, where the next digit must start a word (`10,20` would be read as one number).
-Rows that reach R_m, L_m, E_m or G_m wrote every span.
+span k+1 may start on its first digit; L_k and G_k, the same after a piece that ends in a letter and after `,`, `.`
+or `:`, where the span may start only on a digit piece that starts a word or follows a `▁` piece (never glued
+on: `et7,50`, `ans.4,1`, and after a number `10,20`, which reads as one), unless it was typed so (`A4`); a span's
+nodes, where only its next digit or separator may come (one branch for each style of its repeated gaps); E_k,
+its last digit, after which a word ends it (letters glued to it only if it was typed so: `1st` may be `1er`,
+`3 to 1` never `3er`) and a digit starting a word starts span k+1. Rows that reach R_m, L_m, G_m or E_m wrote
+every span.
 """
 
 from __future__ import annotations
@@ -73,15 +73,15 @@ def writable(spans: Sequence[Span], symbols: frozenset[int]) -> list[Span]:
 
     split = []
     for span in spans:
-        groups, between, after_letter = [span.groups[0]], [], span.after_letter
+        groups, between, joined = [span.groups[0]], [], span.joined
         for group, kind in zip(span.groups[1:], span.between):
             if not any(fits(way) for style in FORMS[kind] for way in style):
-                split.append(Span(tuple(groups), tuple(between), after_letter))
-                groups, between, after_letter = [], [], False
+                split.append(Span(tuple(groups), tuple(between), joined))
+                groups, between, joined = [], [], False
             else:
                 between.append(kind)
             groups.append(group)
-        split.append(Span(tuple(groups), tuple(between), after_letter, span.before_letter))
+        split.append(Span(tuple(groups), tuple(between), joined, span.before_letter))
     return split
 
 
@@ -110,33 +110,33 @@ class Automaton:
         written = [0]
         for span in spans:
             written.append(written[-1] + sum(map(len, span.groups)))
-        rest, letter = ([self.node(d, inside=False) for d in written] for _ in range(2))  # R_k, L_k
+        rest, letter, mark = ([self.node(d, inside=False) for d in written] for _ in range(3))  # R_k, L_k, G_k
         lasts: list[int] = []  # E_k of the span before (one a style of its repeated gaps)
-        gaps: list[int] = []  # G_k
-        for k, (node, after_letter) in enumerate(zip(rest, letter)):
-            for at in (node, after_letter, *gaps):  # any piece stays, but a digit
+        for k, (node, after_letter, after_mark) in enumerate(zip(rest, letter, mark)):
+            for at in (node, after_letter, after_mark):  # any piece, but a digit; what it ends in is kept
                 self.children[at] = [node] * ALPHABET
                 self.children[at][GLUED:SEPARATE] = NO_DIGIT
-                self.children[at][separator("h")] = after_letter
-            for at in (node, after_letter, *lasts, *gaps):  # a word ends a span; it may end in a letter
+                self.children[at][JOINS] = self.children[at][separator("h")] = after_letter
+                for sep in ",.:":
+                    self.children[at][separator(sep)] = after_mark
+            for at in (node, after_letter, after_mark, *lasts):  # a word ends a span; it may end in a letter
                 self.children[at][LETTER] = self.children[at][separator("▁h")] = after_letter
                 self.children[at][WORD] = self.children[at][separator(WORD_START)] = node
-            for at in (node, after_letter, *gaps, *(lasts if k and spans[k - 1].before_letter else ())):
-                self.children[at][JOINS] = after_letter
-            if k == len(spans):
-                break
-            first, ends = self._span(spans[k], written[k])
-            start = int(spans[k].groups[0][0])
-            for at in (node, after_letter, *lasts, *gaps):  # a digit that starts a word
-                self.children[at][STARTS + start] = first
-            self.children[node][GLUED + start] = first  # glued to a piece that ends in no letter: `▁` `5`, `$5`
-            if spans[k].after_letter:
-                self.children[after_letter][GLUED + start] = first
-            lasts, gaps = ends, [self.node(written[k + 1], inside=False)]
             for last in lasts:
                 for sep in ",.:h":
-                    self.children[last][separator(sep)] = gaps[0]
-        for node in (*lasts, *gaps, rest[-1], letter[-1]):
+                    self.children[last][separator(sep)] = after_mark
+                if spans[k - 1].before_letter:
+                    self.children[last][JOINS] = after_letter
+            if k == len(spans):
+                break
+            before, (first, lasts) = lasts, self._span(spans[k], written[k])
+            start = int(spans[k].groups[0][0])
+            glued = (node, after_letter, after_mark) if spans[k].joined else (node,)  # `▁` `5`, `$5`; `A4`
+            for at in glued:
+                self.children[at][GLUED + start] = first
+            for at in (node, after_letter, after_mark, *before):
+                self.children[at][STARTS + start] = first
+        for node in (*lasts, rest[-1], letter[-1], mark[-1]):
             self.final[node] = True
         return rest[0]
 

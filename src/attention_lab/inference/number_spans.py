@@ -9,7 +9,7 @@ back `100 000`), alike in each gap of a number; a decimal point as `,` or `.` (`
 then groups of 3) as a space only; any other separator (`3:1`, `1,5`, or any in a number glued to a letter,
 `v2.5`) only as typed: the reading is unsure, so the text is left as it was. A number typed apart from the words
 around it is written apart from them too (`et 7,50`, never `et7,50`; `3 à 1`, never `3er à 1`); one typed glued
-to a letter (`A4`, `1st`) may be glued on that side.
+(`A4`, `1st`) may be glued on that side.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ CLOCK = re.compile(r"(?:[01]?[0-9]|2[0-3]):[0-5][0-9]")  # `9:05`, `14:30`; not 
 class Span(NamedTuple):
     groups: tuple[str, ...]  # the digit groups, in order
     between: tuple[str, ...]  # the `FORMS` key of each gap between two groups
-    after_letter: bool = False  # typed glued to a letter before it (`A4`)
+    joined: bool = False  # typed glued to a letter, `,`, `.` or `:` before it (`A4`)
     before_letter: bool = False  # typed glued to a letter after it (`1st`, `5km`)
 
 
@@ -59,7 +59,8 @@ def number_spans(source: str) -> list[Span]:
         alone = not (start and source[start - 1].isalpha())  # `v2.5`, `A4`: as typed
         separators = re.findall(r"[^0-9]", text)
         spans.append(Span(tuple(re.findall(r"[0-9]+", text)),
-                          tuple(gap_kind(sep, text, separators, alone) for sep in separators), not alone,
+                          tuple(gap_kind(sep, text, separators, alone) for sep in separators),
+                          not alone or source[start - 1 : start] in (".", ",", ":"),
                           source[match.end() : match.end() + 1].isalpha()))
     return spans
 
