@@ -91,15 +91,22 @@ def test_rows(model: str) -> list[str]:
         raise UserError(f"{path}: not the evaluate stage's metrics ({type(exc).__name__}: {exc})") from None
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("models", nargs="+", metavar="MODEL_DIR")
-    parser.add_argument("--tsv", default="../shared/data/everyday-dev.tsv")
+def model_set_arguments(doc: str, tsv: str) -> argparse.Namespace:
+    """The arguments of a script that translates a set of lines with model files: MODEL ..., --tsv (default
+    `tsv`), --beam, --show N (docs/scripts/meaning_check.py uses them too)."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("models", nargs="+", metavar="MODEL")
+    parser.add_argument("--tsv", default=tsv)
     parser.add_argument("--beam", type=int, default=8)
     parser.add_argument("--show", type=int, default=0, metavar="N")
     args = parser.parse_args()
     if args.beam < 1 or args.show < 0:
         parser.error("--beam is at least 1, --show at least 0")
+    return args
+
+
+def main() -> None:
+    args = model_set_arguments(__doc__, "../shared/data/everyday-dev.tsv")
     sources, refs = map(list, zip(*read_pairs(args.tsv)))
     translators = {model: Translator.load(model, "cpu") for model in args.models}  # a bad one before any work
     worst = []

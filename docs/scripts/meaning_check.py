@@ -16,7 +16,6 @@ digit groups its output lacks, `data.numbers.missing_numbers`), on the same outp
 changed silently and N flagged but unchanged, per model.
 """
 
-import argparse
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from attention_lab.data.numbers import missing_numbers
 from attention_lab.errors import UserError, run_main
 from attention_lab.inference.check import Findings
 from attention_lab.inference.translator import SearchParams, Translator
+from everyday import model_set_arguments  # docs/scripts/, beside this script
 
 
 @dataclass(frozen=True)
@@ -123,14 +123,7 @@ def report(lines: list[Line], outputs: list[str], found: list[Findings], label: 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("models", nargs="+", metavar="MODEL")
-    parser.add_argument("--tsv", default="docs/data/meaning-set.tsv")
-    parser.add_argument("--beam", type=int, default=8)
-    parser.add_argument("--show", type=int, default=0, metavar="N")
-    args = parser.parse_args()
-    if args.beam < 1 or args.show < 0:
-        parser.error("--beam is at least 1, --show at least 0")
+    args = model_set_arguments(__doc__, "docs/data/meaning-set.tsv")
     lines = read_set(args.tsv)
     translators = {model: Translator.load(model, "cpu") for model in args.models}  # a bad one before any work
     for model, translator in translators.items():
