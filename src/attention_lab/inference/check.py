@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
 from difflib import SequenceMatcher
 
+from attention_lab.data.cleaning import clean
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.inference.number_values import kept, numbers, values
 from attention_lab.text.casing import casing
@@ -135,7 +136,7 @@ def known_names(source: str, words: CorpusWords | None) -> list[str]:
     if words is None:
         return []
     found = []
-    for sentence in split(source):
+    for sentence in split(clean(source)):  # cleaned first, as read: the segmenter panics on a no-break space
         if casing(sentence) in ("upper", "title"):
             continue
         found += [match.group() for match in _TITLED.finditer(sentence)
