@@ -1,6 +1,6 @@
 """The check after writing: a number whose value the French lacks or adds (digits in either language's form,
-French number words), a name or carried text the French lacks, a placeholder left; silent where the French keeps
-them all."""
+number words, a scale, a fraction, digit groups typed apart), a name or carried text the French lacks, a placeholder
+left; silent where the French keeps them all."""
 
 import pytest
 from hypothesis import given, settings
@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.inference.check import Expected, Findings, check
-from attention_lab.inference.number_values import numbers
+from attention_lab.inference.number_values import ENGLISH_WORDS, VAGUE, numbers
 from attention_lab.text.number_forms import french_form
 
 WORDS = CorpusWords(frozenset({"tom", "boston", "see", "i"}), frozenset({"tom", "boston", "tomate", "tomates"}))
@@ -52,6 +52,11 @@ def test_a_number_changed_is_missing_and_added(amount, other):
     ("It weighs 3 million tons.", "Il pèse 3 millions de tonnes."),
     ("Call +44 20 7946 0958.", "Appelez le +44 20 7946 0958."),
     ("Version 1.2.3 is out.", "La version 1.2.3 est sortie."),
+    ("She earns £45k.", "Elle gagne 45 000 livres."),  # a scale after a currency sign
+    ("The well is 10m deep.", "Le puits a 10 mètres de profondeur."),  # `m` alone: metres, minutes or millions
+    ("My size is 9¾.", "Ma pointure est 9 ¾."),  # a fraction with the number before it
+    ("My size is 9¾.", "Ma pointure est 9,75."),
+    ("One of them came, both of us, and thousands more.", "L'un d'eux est venu, nous deux, et des milliers."),
 ])
 def test_numbers_kept_in_another_form_are_not_flagged(source, output):
     found = check(source, output)
@@ -68,10 +73,37 @@ def test_numbers_kept_in_another_form_are_not_flagged(source, output):
     ("I have 3 cats.", "J'ai des chats.", ("3",), ()),
     ("He is 7.", "Il a sept ans et neuf mois.", (), ("neuf",)),
     ("We met at 3:45pm.", "Nous nous sommes vus à 3 h 45.", ("3",), ("3",)),  # the night's 3 h 45
+    ("It raised $1.2M.", "Il a levé 1,2 dollars.", ("1.2M",), ("1,2",)),  # a sure scale is the only reading
+    ("The city has 2.3 million people.", "La ville a 2,3 personnes.", ("2.3 million",), ("2,3",)),
+    ("My size is 9¾.", "Ma pointure est 9.", ("9¾",), ("9",)),
+    ("I need two tickets.", "J'ai besoin de billets.", ("two",), ()),  # a number in words
 ])
 def test_a_number_lost_or_made_up_is_flagged(source, output, missing, added):
     found = check(source, output)
     assert (found.missing_numbers, found.added_numbers) == (missing, added)
+
+
+GROUPS = st.lists(st.text("0123456789", min_size=4, max_size=4), min_size=2, max_size=4)  # `0161 4960 0000`
+
+
+@settings(max_examples=100, deadline=None)
+@given(GROUPS, st.sampled_from([" ", ".", "", "\u00a0"]), st.data())
+def test_digit_groups_typed_apart_are_one_number_kept_only_in_one_run(groups, mark, data):
+    typed = " ".join(groups)
+    assert not check(f"Call {typed} now.", f"Appelez le {mark.join(groups)}.")
+    k = data.draw(st.integers(1, len(groups) - 1))
+    broken = f"Appelez le {' '.join(groups[:k])} à {' '.join(groups[k:])}."  # every group, but split by a word
+    assert check(f"Call {typed} now.", broken).missing_numbers == (typed,)
+    dropped = f"Appelez le {' '.join(groups[:k] + groups[k + 1:])}."  # a group lost: the number, once
+    assert check(f"Call {typed} now.", dropped).missing_numbers == (typed,)
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.sampled_from([(w, n) for w, n in ENGLISH_WORDS.items() if 2 <= n < 100 and w not in VAGUE]))
+def test_a_number_in_english_words_is_asked_for(pair):
+    word, value = pair
+    assert not check(f"I have {word} cats.", f"J'ai {value} chats.").missing_numbers
+    assert check(f"I have {word} cats.", "J'ai des chats.").missing_numbers == (word,)
 
 
 def test_names_carried_text_terms_and_placeholders():

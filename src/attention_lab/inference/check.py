@@ -1,8 +1,10 @@
 """The check after writing: where a translation may have lost or changed its source's meaning, line by line
 (measured in docs/trust.md: The check after writing). It names, for a reader to check:
 
-- `missing_numbers`: a number of the source (in digits) whose value the French does not write, in digits or in
-  words (`100,000` is written `100 000`, `9.99` is `9,99`, `2` may be `deux`: inference/number_values.py);
+- `missing_numbers`: a number of the source, in digits or in English words (`two`; not `one`, `both`), whose value
+  the French does not write, in digits or in words (`100,000` is written `100 000`, `9.99` is `9,99`, `2` may be
+  `deux`, `$1.2M` `1,2 million`, `9¾` `9,75`), or digit groups typed apart that it does not write in one run
+  (`020 7946 0958`): inference/number_values.py;
 - `added_numbers`: a number the French writes, in digits or words (`vingt`, `onze heures`), that the source lacks;
 - `missing_names`: a name the French does not write: one read as a placeholder (text/names.py), as typed; a
   capitalised word inside a sentence that the corpus's French writes too (`Boston`, `Tom`), as typed or in a
@@ -25,7 +27,7 @@ from difflib import SequenceMatcher
 
 from attention_lab.data.cleaning import clean
 from attention_lab.data.corpus_words import CorpusWords
-from attention_lab.inference.number_values import kept, numbers, values
+from attention_lab.inference.number_values import asked, kept, numbers, runs, values
 from attention_lab.text.casing import casing
 from attention_lab.text.glossary import missing_terms
 from attention_lab.text.names import LIKENESS
@@ -99,11 +101,13 @@ def check(source: str, output: str, expected: Expected = Expected(), words: Corp
     placeholder: `Tomate`)."""
     english, french = numbers(source, "en"), numbers(output, "fr")
     written, allowed = values(french), values(english)
+    wholes = [n.whole for n in english if n.whole]  # digit groups typed apart: a French run of them adds none (`06.12`)
     french_words = words.target if words else frozenset()
     known = known_names(source, words)
     return Findings(
-        missing_numbers=tuple(n.typed for n in english if n.typed[0].isdigit() and not kept(n, written)),
-        added_numbers=tuple(n.typed for n in french if not kept(n, allowed)),
+        missing_numbers=tuple(n.typed for n in english if asked(n) and not kept(n, written, runs(output))),
+        added_numbers=tuple(n.typed for n in french if not kept(n, allowed)
+                            and not any(re.sub(r"\D", "", n.typed) in whole for whole in wholes)),
         missing_names=tuple(name for name in dict.fromkeys([*expected.names, *known]) if not writes(output, name)
                             and not (name in known and like(output, name))),
         missing_carried=tuple(run for run in expected.carried if run not in output),
