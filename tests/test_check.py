@@ -1,6 +1,7 @@
 """The check after writing: a number whose value the French lacks or adds (digits in either language's form,
-number words, a scale, a fraction, digit groups typed apart), a name or carried text the French lacks, a placeholder
-left; silent where the French keeps them all."""
+number words, a scale, a fraction, digit groups typed apart), a name (held by the reading, or one the line and the
+corpus's words tell: capitalised, in capitals, a code) or carried text the French lacks, a placeholder left; silent
+where the French keeps them all, as typed or in a French form."""
 
 import pytest
 from hypothesis import given, settings
@@ -11,7 +12,16 @@ from attention_lab.inference.check import Expected, Findings, check
 from attention_lab.inference.number_values import ENGLISH_WORDS, VAGUE, numbers
 from attention_lab.text.number_forms import french_form
 
-WORDS = CorpusWords(frozenset({"tom", "boston", "see", "i"}), frozenset({"tom", "boston", "tomate", "tomates"}))
+WORDS = CorpusWords(frozenset({"tom", "boston", "see", "i", "london"}), frozenset({"tom", "boston", "tomate", "tomates"}))
+# With the corpus's casing counts (a model file written since they are kept): `Tom` and `FBI` are capitalised inside a
+# sentence more often than not, `street` and `dr` at times; `eu` and `un` are French words, `onu` and `japon` too.
+COUNTED = CorpusWords(
+    frozenset("tom boston japan kenji unesco fbi london dr street ok tv very the is here i we ate at in greetings from "
+              "sales rose room flight late bought an met site shut voted prices include he moved to flew a woman ask "
+              "live on oak print it paper not saw and called sent by came".split()),
+    frozenset("tom boston japon kenji unesco fbi dr street ok tv onu eu un états unis tomate".split()),
+    cased=frozenset({"Tom", "Boston", "Japan", "Kenji", "UNESCO", "FBI", "London", "Dr", "OK", "TV"}),
+    capitalised=frozenset({"tom", "boston", "japan", "kenji", "unesco", "fbi", "london", "dr", "ok", "tv", "street"}))
 
 AMOUNT = st.one_of(st.integers(0, 10**9).map(lambda n: f"{n:,}"),
                    st.tuples(st.integers(0, 99_999), st.integers(1, 99)).map(lambda p: f"{p[0]:,}.{p[1]:02d}"))
@@ -122,12 +132,50 @@ def test_names_carried_text_terms_and_placeholders():
     ("I saw Tom in Boston.", "J'ai vu Tom à Boston.", ()),
     ("I saw Tom in Boston.", "J'ai vu Tom.", ("Boston",)),  # a name the corpus's French writes as typed
     ("I saw Tom in London.", "J'ai vu Tom.", ()),  # `London` is no French word (`Londres`): not asked for
-    ("I saw Tom in Boston.", "J'ai vu Tom à Bostone.", ()),  # a French form like it
-    ("Tom is here.", "Il est là.", ()),  # a sentence's first word may be no name
+    ("I saw Tom in Boston.", "J'ai vu Tom à Bostone.", ()),  # a French gender ending
+    ("I saw Tom in Boston.", "J'ai vu Tom à Bostan.", ("Boston",)),  # like it, but no word of the corpus's French
+    ("Tom is here.", "Il est là.", ()),  # without the casing counts, a sentence's first word may be no name
     ("I SAW TOM IN BOSTON.", "J'AI VU.", ()),  # capitals and Title Case say nothing of names
 ])
 def test_a_name_the_corpus_writes_in_french_as_typed_is_asked_for_inside_a_sentence(source, output, missing):
     assert check(source, output, words=WORDS).missing_names == missing
+
+
+@pytest.mark.parametrize("source, output, missing", [
+    ("We ate at Nando's in Seville.", "Nous avons mangé.", ("Nando", "Seville")),  # words the corpus lacks
+    ("Hamid called.", "Il a appelé.", ("Hamid",)),  # at a sentence's start too
+    ("Greetings From Lisbon", "Salutations", ("Lisbon",)),  # and in Title Case
+    ("Tom is here.", "Il est là.", ("Tom",)),  # a name by the corpus's counts, wherever it stands
+    ("NASA sent it by DHL.", "Il l'a envoyé.", ("NASA", "DHL")),  # capitals the corpus lacks
+    ("The FBI came.", "Le Crom est venu.", ("FBI",)),  # capitals the corpus writes on both sides
+    ("Sales rose in Q3 in room 4B.", "Les ventes ont augmenté au 3 dans la salle 4.", ("Q3", "4B")),  # codes
+    ("Flight BA 2490 is late.", "Le vol BA est en retard de 2490.", ("BA 2490",)),  # with the number after it
+    ("I bought an iPhone 15.", "J'ai acheté un 15.", ("iPhone 15",)),
+    ("I met Kenji in Boston.", "J'ai vu Keni à Bostan.", ("Kenji", "Boston")),  # garbles are no French forms
+    ("The UNESCO site is shut.", "Le site UNB est fermé.", ("UNESCO",)),
+    ("The EU voted.", "Ils ont eu un vote.", ("EU",)),  # `eu` is a French word, not the acronym
+    ("SALES ROSE IN Q3 IN LISBON.", "LES VENTES.", ("Q3",)),  # in capitals, only codes
+])
+def test_a_name_the_reading_did_not_hold_is_asked_for_by_the_line_and_the_corpus(source, output, missing):
+    assert check(source, output, words=COUNTED).missing_names == missing
+
+
+@pytest.mark.parametrize("source, output", [
+    ("We ate at Nando's in Seville.", "Nous avons mangé chez Nando's à Séville."),  # accents aside
+    ("The UN and the EU voted.", "L'ONU et l'UE ont voté."),  # a word of the corpus's French; the same letters
+    ("Prices include VAT.", "Les prix incluent la TVA."),
+    ("He moved to the USA.", "Il est parti aux États-Unis."),  # words of the corpus's French, capitalised
+    ("I flew to Japan.", "Je suis allé au Japon."),  # a word of the corpus's French like it
+    ("I met a Nigerian woman.", "J'ai rencontré une femme nigériane."),  # a gender ending
+    ("Ask Dr. Okafor.", "Demande au docteur Okafor."),  # a title
+    ("We live on Oak Street.", "Nous habitons rue Oak."),  # capitalised at times only: a word
+    ("OK, the TV is VERY loud.", "D'accord, la télé est très forte."),  # short acronyms and words the corpus knows
+    ("Flight BA 2490 is late.", "Le vol BA2490 est en retard."),
+    ("Print it on A4 paper, not in Q3.", "Imprimez-le sur du papier a4, pas au Q3."),
+    ("I saw Tom in London.", "J'ai vu Tom à Londres."),  # the corpus's French lacks `london`: not asked for
+])
+def test_a_name_written_as_typed_or_in_a_french_form_is_not_flagged(source, output):
+    assert not check(source, output, words=COUNTED).missing_names
 
 
 def test_findings_as_notes_and_a_json_object():

@@ -6,9 +6,9 @@
   `deux`, `$1.2M` `1,2 million`, `9¾` `9,75`), or digit groups typed apart that it does not write in one run
   (`020 7946 0958`): inference/number_values.py;
 - `added_numbers`: a number the French writes, in digits or words (`vingt`, `onze heures`), that the source lacks;
-- `missing_names`: a name the French does not write: one read as a placeholder (text/names.py), as typed; a
-  capitalised word inside a sentence that the corpus's French writes too (`Boston`, `Tom`), as typed or in a
-  French form like it (`Japan`: `Japon`);
+- `missing_names`: a name the French does not write, as typed or in a French form (`Genève`, `ONU`): one read as a
+  placeholder (text/names.py), a code (`Q3`, `B12`), a word in capitals or capitalised that the corpus lacks or writes
+  as a name on both sides (`NASA`, `Seville`, `Boston`): inference/check_names.py;
 - `missing_carried`: text carried around the model (text/symbols.py) that the French lacks;
 - `missing_terms`: a glossary's term the French does not write (text/glossary.py);
 - `placeholders`: a placeholder left in the French, alone or glued to letters (text/protect.py).
@@ -20,22 +20,15 @@ and writes it all with `--report`, and the served model returns it in its `check
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
-from difflib import SequenceMatcher
 
-from attention_lab.data.cleaning import clean
 from attention_lab.data.corpus_words import CorpusWords
+from attention_lab.inference.check_names import asked_names, missing_names
 from attention_lab.inference.number_values import asked, kept, numbers, runs, values
-from attention_lab.text.casing import casing
 from attention_lab.text.glossary import missing_terms
-from attention_lab.text.names import LIKENESS
 from attention_lab.text.protect import Protect, leaked
-from attention_lab.text.sentences import split
 from attention_lab.text.terms import terms_of
-
-_TITLED = re.compile(r"(?<![\w'’.@/-])[A-Z][a-z]+(?![\w@/-]|\.\w)")  # `Boston`; not `OK`, `e.Mail` or `x@Y`
 
 
 @dataclass(frozen=True)
@@ -103,47 +96,12 @@ def check(source: str, output: str, expected: Expected = Expected(), words: Corp
     written, allowed = values(french), values(english)
     wholes = [n.whole for n in english if n.whole]  # digit groups typed apart: a French run of them adds none (`06.12`)
     french_words = words.target if words else frozenset()
-    known = known_names(source, words)
     return Findings(
         missing_numbers=tuple(n.typed for n in english if asked(n) and not kept(n, written, runs(output))),
         added_numbers=tuple(n.typed for n in french if not kept(n, allowed)
                             and not any(re.sub(r"\D", "", n.typed) in whole for whole in wholes)),
-        missing_names=tuple(name for name in dict.fromkeys([*expected.names, *known]) if not writes(output, name)
-                            and not (name in known and like(output, name))),
+        missing_names=missing_names(source, output, [*expected.names, *asked_names(source, words)], words),
         missing_carried=tuple(run for run in expected.carried if run not in output),
         missing_terms=tuple(missing_terms(output, expected.terms)),
         placeholders=tuple(match.group() for placeholder in expected.placeholders
                            for match in leaked(output, placeholder, french_words, source)))
-
-
-def folded(text: str) -> str:
-    """`text` in small letters without accents: names compared so (`ZOË` writes `Zoë`)."""
-    return "".join(c for c in unicodedata.normalize("NFD", text.casefold()) if not unicodedata.combining(c))
-
-
-def writes(output: str, name: str) -> bool:
-    """Whether `output` writes `name` as a whole word (elided or not: `d'Emma`), case and accents aside."""
-    return re.search(rf"(?<!\w){re.escape(folded(name))}(?!\w)", folded(output)) is not None
-
-
-def like(output: str, name: str) -> bool:
-    """Whether `output` writes a word that begins as `name` does and is like it, as text/names.py tells a garbled
-    name (`Japon` for `Japan`, `Londres` for `London`), case and accents aside."""
-    return any(word[0] == folded(name)[0] and SequenceMatcher(None, word, folded(name)).ratio() >= LIKENESS
-               for word in re.findall(r"[^\W\d_]+", folded(output)))
-
-
-def known_names(source: str, words: CorpusWords | None) -> list[str]:
-    """The capitalised words inside the sentences of `source`, not typed in capitals or Title Case, that the
-    corpus writes on both sides (`Boston`, `Tom`: a French translation writes them as typed; `London` is
-    `Londres`, `Monday` is `lundi`, and neither is a French word of the corpus)."""
-    if words is None:
-        return []
-    found = []
-    for sentence in split(clean(source)):  # cleaned first, as read: the segmenter panics on a no-break space
-        if casing(sentence) in ("upper", "title"):
-            continue
-        found += [match.group() for match in _TITLED.finditer(sentence)
-                  if match.group().lower() in words.target and match.group().lower() in words.source
-                  and sentence[: match.start()].strip(" \"'«“‘([{")]
-    return found
