@@ -1,7 +1,7 @@
 """The check after writing: a number whose value the French lacks or adds (digits in either language's form,
 number words, a scale, a fraction, digit groups typed apart), a name (held by the reading, or one the line and the
-corpus's words tell: capitalised, in capitals, a code) or carried text the French lacks, a placeholder left; silent
-where the French keeps them all, as typed or in a French form."""
+corpus's words tell: capitalised, in capitals, a code) or carried text the French lacks, a placeholder left, a unit
+dropped; silent where the French keeps them all, as typed or in a French form."""
 
 import pytest
 from hypothesis import given, settings
@@ -9,7 +9,9 @@ from hypothesis import strategies as st
 
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.inference.check import Expected, Findings, check
+from attention_lab.inference.check_units import FRENCH
 from attention_lab.inference.number_values import ENGLISH_WORDS, VAGUE, numbers
+from attention_lab.text.amounts import CURRENCIES
 from attention_lab.text.number_forms import french_form
 
 WORDS = CorpusWords(frozenset({"tom", "boston", "see", "i", "london"}), frozenset({"tom", "boston", "tomate", "tomates"}))
@@ -116,6 +118,29 @@ def test_a_number_in_english_words_is_asked_for(pair):
     assert check(f"I have {word} cats.", "J'ai des chats.").missing_numbers == (word,)
 
 
+@pytest.mark.parametrize("unit", sorted(FRENCH))
+def test_a_unit_typed_beside_a_number_is_named_in_the_french(unit):
+    source = f"It is {unit}5." if unit in CURRENCIES else f"It is 5 {unit}."
+    assert not check(source, f"C'est 5 {unit}.").missing_units
+    assert check(source, "C'est 5.").missing_units == (source[6:-1],)
+
+
+@pytest.mark.parametrize("source, output, missing", [
+    ("The box weighs 2.4 kg.", "La boîte pèse 2,4 kilos.", ()),  # a French word for it
+    ("It costs £12 and £6.", "Ça coûte 12 ou 6 livres.", ()),  # named once for two amounts
+    ("It raised $1.2M.", "Il a levé 1,2 M$.", ()),  # a sign, wherever it stands
+    ("It is 35°C and 8% more.", "Il fait 35 degrés et 8 pour cent de plus.", ()),
+    ("Drive at 50 km/h.", "Roulez à 50 kilomètres à l'heure.", ()),
+    ("It is 10m.", "C'est 10.", ()),  # `m` alone is no unit asked for
+    ("The box weighs 2.4 kg.", "La boîte pèse 2,4.", ("2.4 kg",)),
+    ("Pour in 250 ml of milk.", "Versez 250 m'ampli de lait.", ("250 ml",)),  # not inside a word
+    ("Tickets cost £12 and £6.", "Les billets coûtent 12 kilos et 6 dollars.", ("£12", "£6")),  # another unit
+    ("Wait 5 secs, please.", "Attendez 5, s'il vous plaît.", ("5 secs",)),  # not the `s` of `s'il`
+])
+def test_a_unit_dropped_or_changed_is_missing(source, output, missing):
+    assert check(source, output).missing_units == missing
+
+
 def test_names_carried_text_terms_and_placeholders():
     expected = Expected(names=("Siobhan", "Zhang Wei"), carried=("🐱", "www.example.com"), terms=("base de données",),
                         placeholders=("Tom", "Mary"))
@@ -183,4 +208,8 @@ def test_findings_as_notes_and_a_json_object():
     assert found.notes() == ["numbers of the source not in the translation, check it: 3 12",
                              "names of the source not in the translation, check it: Siobhan | Zhang Wei"]
     assert found.as_dict()["missing_numbers"] == ["3", "12"] and found.as_dict()["placeholders"] == []
+    assert list(found.as_dict()) == ["missing_numbers", "added_numbers", "missing_names", "missing_carried",
+                                     "missing_terms", "placeholders", "missing_units"]  # new kinds at the end
+    assert Findings(missing_units=("2.4 kg", "£12")).notes() == [
+        "units of the source not in the translation, check it: 2.4 kg | £12"]
     assert found and not Findings()

@@ -246,7 +246,7 @@ def test_the_report_holds_a_json_object_for_each_input_line_with_what_its_checks
     assert [row["translation"] for row in rows] == out.splitlines() and rows[2]["source"] == "I see 3 cats and 12 dogs."
     assert rows[2]["missing_numbers"] == ["3", "12"] and rows[0]["missing_numbers"] == rows[1]["added_numbers"] == []
     assert set(rows[0]) == {"line", "source", "translation", "flagged", "missing_numbers", "added_numbers",
-                            "missing_names", "missing_carried", "missing_terms", "placeholders"}
+                            "missing_names", "missing_carried", "missing_terms", "placeholders", "missing_units"}
 
 
 def test_a_failed_translation_leaves_the_report_as_it_was(trained_model, capsys, tmp_path):

@@ -11,7 +11,9 @@
   as a name on both sides (`NASA`, `Seville`, `Boston`): inference/check_names.py;
 - `missing_carried`: text carried around the model (text/symbols.py) that the French lacks;
 - `missing_terms`: a glossary's term the French does not write (text/glossary.py);
-- `placeholders`: a placeholder left in the French, alone or glued to letters (text/protect.py).
+- `placeholders`: a placeholder left in the French, alone or glued to letters (text/protect.py);
+- `missing_units`: an amount whose unit or currency, typed beside its number, the French does not name (`2.4 kg`
+  written `2,4`, `£12` written `12 dollars`): inference/check_units.py.
 
 The translator runs it on each line (`Translation.found`); `attention-lab translate` notes what it finds on stderr
 and writes it all with `--report`, and the served model returns it in its `checks` column.
@@ -25,6 +27,7 @@ from dataclasses import asdict, dataclass, fields
 
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.inference.check_names import asked_names, missing_names
+from attention_lab.inference.check_units import missing_units
 from attention_lab.inference.number_values import asked, kept, numbers, runs, values
 from attention_lab.text.glossary import missing_terms
 from attention_lab.text.protect import Protect, leaked
@@ -66,6 +69,7 @@ class Findings:
     missing_carried: tuple[str, ...] = ()
     missing_terms: tuple[str, ...] = ()
     placeholders: tuple[str, ...] = ()
+    missing_units: tuple[str, ...] = ()
 
     def __bool__(self) -> bool:
         return any(getattr(self, f.name) for f in fields(self))
@@ -85,7 +89,8 @@ WHAT = {"missing_numbers": "numbers of the source not in the translation",
         "missing_names": "names of the source not in the translation",
         "missing_carried": "text carried around the model not in the translation",
         "missing_terms": "glossary terms not in the translation",
-        "placeholders": "placeholders left in the translation"}
+        "placeholders": "placeholders left in the translation",
+        "missing_units": "units of the source not in the translation"}
 
 
 def check(source: str, output: str, expected: Expected = Expected(), words: CorpusWords | None = None) -> Findings:
@@ -104,4 +109,5 @@ def check(source: str, output: str, expected: Expected = Expected(), words: Corp
         missing_carried=tuple(run for run in expected.carried if run not in output),
         missing_terms=tuple(missing_terms(output, expected.terms)),
         placeholders=tuple(match.group() for placeholder in expected.placeholders
-                           for match in leaked(output, placeholder, french_words, source)))
+                           for match in leaked(output, placeholder, french_words, source)),
+        missing_units=missing_units(source, output))

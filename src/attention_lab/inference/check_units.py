@@ -1,0 +1,50 @@
+"""Units and currencies typed beside a number, for the check after writing (inference/check.py): the amounts of a
+source whose unit the French does not name (`2.4 kg` written `2,4`, `£12` written `12 dollars`, `250 ml` written
+`250 m'ampli`).
+
+The signs and symbols are the reading's (text/amounts.py: `CURRENCIES`, `UNITS`) and those it leaves as typed
+(`ml`, `mm`, `mg`, `min`, `h`, `%`); `m` alone is none (metres, minutes or millions). A unit is named by its sign
+(`1,2 M$`) or by the symbol as typed or a word for it apart from other letters (`FRENCH`: `kg`, `kilo`, `kilogramme`; `£`,
+`livre`), anywhere in the line: French may name it once for two amounts (`12 ou 6 livres`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from attention_lab.data.numbers import TYPED_NUMBER
+from attention_lab.text.amounts import CURRENCIES, UNITS
+
+_HOUR, _MINUTE, _SECOND = r"h|hrs?|heures?", r"min|minutes?", r"s|sec|secondes?"
+_PER_HOUR = r"(?:\s?/\s?|\s(?:à l'|par\s))h(?:eure)?"
+# symbol -> its French forms, a regular expression
+FRENCH = {
+    "$": r"\$|dollars?|USD", "€": r"€|euros?|EUR", "£": r"£|livres?|GBP|sterling", "¥": r"¥|yens?|yuans?|JPY",
+    "km/h": rf"km{_PER_HOUR}|kilomètres?{_PER_HOUR}", "kph": rf"km{_PER_HOUR}|kilomètres?{_PER_HOUR}",
+    "mph": rf"mph|miles?{_PER_HOUR}", "km": r"km|kilomètres?", "kg": r"kg|kilos?|kilogrammes?",
+    "cm": r"cm|centimètres?", "g": r"g|gr|grammes?", "lbs": r"lbs?|livres?", "lb": r"lbs?|livres?",
+    "ft": r"ft|pieds?", "°C": r"°C?|degrés?|Celsius", "°F": r"°F|Fahrenheit", "°": r"°|degrés?",
+    "hrs": _HOUR, "hr": _HOUR, "h": _HOUR, "mins": _MINUTE, "min": _MINUTE, "secs": _SECOND, "sec": _SECOND,
+    "ml": r"ml|millilitres?", "mm": r"mm|millimètres?", "mg": r"mg|milligrammes?", "%": r"%|pour\s?cent|pourcent",
+}
+_AFTER = "|".join(re.escape(unit) for unit in sorted(set(FRENCH) - set(CURRENCIES), key=len, reverse=True))
+_SIGNS = re.escape("".join(CURRENCIES))
+AMOUNTS = re.compile(rf"(?<![\w{_SIGNS}])(?P<sign>[{_SIGNS}]) ?{TYPED_NUMBER}"
+                     rf"|(?<![\w.,]){TYPED_NUMBER}(?: ?(?P<sign_after>[{_SIGNS}])|"
+                     rf" ?(?P<unit>{_AFTER.replace('°', '[°º]')}))(?![^\W\d_]|[°º/]|\.[^\W\d_])")
+# A form stands apart from letters, elided or not (`d'euros`), and is no elided word itself (the `s` of `s'il`).
+_APART = r"(?<![^\W\d_])(?:{})(?![^\W\d_]|['’])"
+
+assert set(CURRENCIES) | set(UNITS) <= set(FRENCH), "a sign or symbol the reading names has no French form"
+
+
+def missing_units(source: str, output: str) -> tuple[str, ...]:
+    """The amounts of the English `source` (as typed: `2.4 kg`, `£12`) whose unit `output`, its French, does not
+    name, each once."""
+    missing = []
+    for match in AMOUNTS.finditer(source):
+        unit = (match["sign"] or match["sign_after"] or match["unit"]).replace("º", "°")
+        signed = not unit[0].isalpha() and unit in output  # a sign, wherever it stands (`1,2 M$`)
+        if not signed and not re.search(_APART.format(f"{re.escape(unit)}|{FRENCH[unit]}"), output, re.IGNORECASE):
+            missing.append(match.group())
+    return tuple(dict.fromkeys(missing))
