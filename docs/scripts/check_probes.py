@@ -4,6 +4,9 @@ one (precision); the same for units typed beside a number, apart (docs/trust.md:
 
     python docs/scripts/check_probes.py [--tsv docs/data/check-probes.tsv] [--model MODEL] [--show]
 
+docs/data/check-probes.tsv was written before the check's rules for names, codes, runs of digits, scales, number
+words and units; docs/data/check-heldout.tsv after them, on other lines, to measure them.
+
 The probes: a header line, then `origin<TAB>english<TAB>french<TAB>lost`; `origin` is the model file that wrote the
 French (`rnn`, `tf`) or `hand`; `lost` is `-` or items `kind:span` separated by ` | ` (kinds `number`, `name`,
 `carried`, `unit`). Each line is read as the translator reads it, by MODEL's text steps (its corpus words, the
@@ -92,7 +95,8 @@ def main() -> None:
     if args.show:
         for i, (origin, en, fr, spans) in enumerate(probes):
             if scoped[i] != flagged[i] or ("unit" in lost[i]) != units[i]:
-                print(f"\n{'missed' if scoped[i] and not flagged[i] else 'wrong' if flagged[i] else 'unit'} "
+                what = "missed" if scoped[i] and not flagged[i] else "wrong" if flagged[i] and not scoped[i] else "unit"
+                print(f"\n{what} "
                       f"({origin}): {en}\n  {fr}\n  lost:  {' | '.join(':'.join(s) for s in spans) or '-'}\n"
                       f"  found: {' '.join(found[i].notes()) or '-'}")
 
