@@ -26,15 +26,18 @@ def stage_args(description: str, **paths: str) -> argparse.Namespace:
 
 
 def quiet() -> None:
-    """Unless `ATTENTION_LAB_VERBOSE` is set (not 0): no Lightning device banner, tips, `fit` stop notice nor
-    SIGTERM notice (its INFO lines), no deprecation warning Lightning raises against this torch (no user can act on it), no
-    MLflow INFO lines (a new store's tables, a signature checked) nor download bars. MLflow reads its settings when it
-    is first imported."""
+    """Unless `ATTENTION_LAB_VERBOSE` is set (not 0): no Lightning device banner, tips, `fit` stop notice, SIGTERM
+    notice nor distributed start-up lines (its INFO lines), no deprecation warning Lightning raises against this
+    torch (no user can act on it), no MLflow INFO lines (a new store's tables, a signature checked) nor download bars.
+    MLflow reads its settings when it is first imported."""
     if os.environ.get(VERBOSE, "") not in ("", "0"):
         return
     logging.getLogger("pytorch_lightning.utilities.rank_zero").setLevel(logging.WARNING)
     # "Received SIGTERM" before the command's own line saying it stopped
     logging.getLogger("pytorch_lightning.trainer.connectors.signal_connector").setLevel(logging.WARNING)
+    # "Initializing distributed: GLOBAL_RANK: 0, MEMBER: 1/2" from each process as a DDP run starts (its banner after,
+    # "All distributed processes registered", is a rank_zero line)
+    logging.getLogger("lightning_fabric.utilities.distributed").setLevel(logging.WARNING)
     warnings.filterwarnings("ignore", message=r"`isinstance\(treespec, LeafSpec\)` is deprecated",
                             category=FutureWarning)
     os.environ.setdefault("MLFLOW_ENABLE_ARTIFACTS_PROGRESS_BAR", "false")
