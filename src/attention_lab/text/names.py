@@ -3,12 +3,19 @@ the model copies and written back in its place (placeholding: Crego et al. 2016,
 et al. 2019, "An Exploration of Placeholding in NMT"); a name the model garbled is written back as typed.
 
 A run of names is read as `Tom`, then `Mary`, then `John` (those the sentence lacks), which the search must write
-(inference/number_constraint.py), and written back as the run typed, elided before a vowel (`d'Emma`). A name, by
-the evidence of the line: a capitalised word the corpus does not know, not a nationality (`Nigerian`): copied, it
-keeps its meaning, where the model's guess changes it (`Whisk the eggs.` read as `Quels sont les œufs`); a word
-after a title (`Mr. Hill`); a word the corpus writes in small letters (all but 1 in 20 times inside a sentence,
-`CorpusWords.capitalised`: not `President`, `Earth`, `March`), capitalised inside a clause and alone among capitals
-(`I met Will.`, not `Will you?` or `City Hall`); an acronym the corpus lacks (`NY`, `BBC`: text/casing.py).
+(inference/number_constraint.py), and written back as the run typed, elided before a vowel (`d'Emma`). A word is held
+only on the line's evidence, since one held that is no name comes out in English inside the French: a capitalised
+word the corpus does not know inside a clause, where its capital is the writer's (`I met Siobhan.`), not a
+nationality (`Nigerian`); a word after a title (`Mr. Hill`); a word the corpus writes in small letters (all but 1
+in 20 times inside a sentence, `CorpusWords.capitalised`: not `President`, `Earth`, `March`), capitalised inside a
+clause and alone among capitals (`I met Will.`, not `Will you?` or `City Hall`); an acronym the corpus lacks, beside
+a number too (`NY`, `BBC`, `SEK 120`: text/casing.py), which the model cannot read. At a clause's start a capital
+says nothing: a word there the corpus neither has nor makes (`Ferries`: casing.english) is a name only as the
+subject, an auxiliary or a possessive after it (`Aisha is`, `Aisha can't`, `Aisha's`; not `Drizzle the oil.`), or
+before a name (`Siobhan Okafor called.`, `Henry VIII`); never the first word of a line typed in small letters, whose
+capital is the casing's (`ikr, ...`: `small_first`). Nor is a word right before or after a number, a label's or a
+unit's place (`Gate 12`, `Platform 9`), which French translates (`porte 12`). Those the model reads in context, and
+a name it garbles there is written back as typed where its French is like it (`names_written`).
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ import numpy as np
 
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.data.tokenizer import Codec
-from attention_lab.text.casing import MONTH, OPENERS, TITLES, acronym
+from attention_lab.text.casing import MONTH, OPENERS, ROMAN, TITLES, acronym, english
 from attention_lab.text.symbols import CLOSING, output_word_of
 
 LIKENESS = 0.5
@@ -36,24 +43,61 @@ _VOWELS = "AEIOUYÀÂÉÈÊËÎÏÔÛÙÜ"
 # or bracket opens one only against the word (`"Yes," Will said.`: after a closing quote, Will is a name).
 _CLAUSE = re.compile(r"(?:^|[.!?:;…–—-]\s*|«\s*|[\"“(\[‘'])$")
 
-def _is_name(core: str, sentence: str, start: int, after_title: bool, words: CorpusWords) -> bool:
-    """Whether the word `core` at `start` in `sentence` is a name, by the evidence of the line (module doc)."""
+# A number, the word before a word or the word after it: a unit's or a label's place (`2 TB`, `Gate 12`, `SEK 120`),
+# glued letters too (`5th`); not one a mark ends (`In 2019, Siobhan won.`).
+_NUMBER_BEFORE = re.compile(r"(?:^|\s)\W*\d(?:[\d.,]*\d)?[^\W_]*\s$")
+_NUMBER_AFTER = re.compile(r"\s[^\w\s]?\d")
+# After a word, what only a subject is followed by: an auxiliary for one person or thing (`Aisha is`, `Aisha can't`;
+# not `are`, `have`: `Ferries have`) or a possessive (`Aisha's`). An order is followed by its object (`Drizzle the
+# oil`), a word of chat by anything (`Nah, ...`).
+_SUBJECT = re.compile(r"['’]s\b|\s+(?i:(?:is|was|has|had|does|did|can|could|will|would|shall|should|must|may|might)"
+                      r"(?:n['’]t)?|cannot|can['’]t|won['’]t)\b")
+
+
+def _capitalised(parts: Sequence[str]) -> bool:
+    """Whether each of a word's `parts` (split at hyphens) is capitalised and no more: `Jean-Luc`, not `NY`."""
+    return all(p[:1].isupper() and p[1:].islower() for p in parts)
+
+
+def _is_name(core: str, sentence: str, start: int, clause: bool, after_title: bool, words: CorpusWords) -> bool:
+    """Whether the word `core` at `start` in `sentence` is a name, by the evidence of the line (module doc); `clause`:
+    it begins a clause, `after_title`: it follows one."""
     parts = core.split("-")
     if core in PLACEHOLDERS:
         return False
-    small = core.lower()
-    if all(map(acronym, parts)):
-        return small not in words.source
-    if not all(p[:1].isupper() and p[1:].islower() for p in parts):
-        return False
-    if after_title:
+    if after_title and _capitalised(parts):
         return True
-    clause = _CLAUSE.search(sentence, max(0, start - 3), start) is not None
+    small = core.lower()
+    if all(map(acronym, parts)):  # carried as typed, a code beside a number too (`SEK 120`): the model cannot read it
+        return small not in words.source
+    if not _capitalised(parts) or _beside_a_number(sentence, start, start + len(core)):
+        return False
+    if clause:  # a capital its place explains: a name only as the sentence's subject
+        return _new_word(core, words) and _SUBJECT.match(sentence, start + len(core)) is not None
     if small in words.source:
         # A month is no name, next to a number or not (`signed in May`): the corpus's counts of `may` are the verb's.
-        return bool(words.cased) and not clause and small not in words.capitalised and not MONTH.fullmatch(core) and \
+        return bool(words.cased) and small not in words.capitalised and not MONTH.fullmatch(core) and \
             not _beside_a_word(sentence, start, start + len(core), words.source)
     return _NATIONALITY.fullmatch(core) is None
+
+
+def _beside_a_number(sentence: str, start: int, end: int) -> bool:
+    """Whether the word at `start:end` in `sentence` is right after or before a number: a unit's or a label's place."""
+    return _NUMBER_BEFORE.search(sentence, max(0, start - 40), start) is not None or \
+        _NUMBER_AFTER.match(sentence, end) is not None
+
+
+def _new_word(core: str, words: CorpusWords) -> bool:
+    """Whether `core` is neither a word of the corpus nor made of one (`Ferries`, `Boxing`: casing.english) nor a
+    nationality."""
+    return not english(core.lower(), words.source) and _NATIONALITY.fullmatch(core) is None
+
+
+def _opens_a_run(core: str, sentence: str, start: int, words: CorpusWords) -> bool:
+    """Whether the word `core` at `start`, at a clause's start, is a name if a name follows it (`Siobhan Okafor`):
+    capitalised, new to the corpus (`_new_word`), beside no number."""
+    return _capitalised(core.split("-")) and core not in PLACEHOLDERS and _new_word(core, words) and \
+        not _beside_a_number(sentence, start, start + len(core))
 
 
 _BEFORE = re.compile(r"(?:^|(?<=\s))([^\W\d_]+)(?:['’]s)?\s$")  # the word before, a possessive too: `Mother's Day`
@@ -72,25 +116,36 @@ def _beside_a_word(sentence: str, start: int, end: int, known: frozenset[str]) -
         after and after[1]) if word)
 
 
-def placeheld(sentence: str, words: CorpusWords, defined: frozenset[str] = frozenset()
+def placeheld(sentence: str, words: CorpusWords, defined: frozenset[str] = frozenset(), small_first: bool = False
               ) -> tuple[str, tuple[tuple[str, str], ...]]:
     """`sentence` with each run of names the corpus does not know read as a placeholder, and the
     (placeholder, name) pairs in order; as it is beyond the placeholders the sentence lacks. Words in
-    `defined` (lower case: a user's glossary's) are no unknown names."""
+    `defined` (lower case: a user's glossary's) are no unknown names. `small_first`: the sentence was typed
+    beginning with a small letter (text/casing.py's `lower`), so its first capital is the casing's, no name's."""
     free = [p for p in PLACEHOLDERS if not re.search(rf"\b{p}\b", sentence)]
+    first = next((k for k, char in enumerate(sentence) if char.isalnum()), len(sentence))  # the first word's start
     spans: list[list[int]] = []  # [start, end] of each run
+    opening = None  # a word at a clause's start that a name may follow, and so begin a run
     for match in _CAPITALISED.finditer(sentence):
         # The word before, read back to the space before it: splitting the sentence up to each name took n² steps.
-        end = match.start()
+        core, start = match["core"], match.start()
+        end = start
         while end and sentence[end - 1].isspace():
             end -= 1
         title = sentence[sentence.rfind(" ", 0, end) + 1 : end].lower().rstrip(".") in TITLES
-        if match["core"].lower() in defined or not _is_name(match["core"], sentence, match.start(), title, words):
+        clause = start == first or _CLAUSE.search(sentence, max(0, start - 3), start) is not None
+        if small_first and start == first or core.lower() in defined or \
+                not _is_name(core, sentence, start, clause, title, words):
+            opening = match if clause and not (small_first and start == first) and not match["tail"] and \
+                core.lower() not in defined and _opens_a_run(core, sentence, start, words) else None
             continue
-        if spans and sentence[spans[-1][1] : match.start()] == " ":
-            spans[-1][1] = match.start() + len(match["core"])  # a run: `Hannah Okafor`
+        if opening and sentence[opening.end() : start] == " " and (_capitalised(core.split("-")) or ROMAN.fullmatch(core)):
+            spans.append([opening.start(), opening.end()])  # `Siobhan Okafor`, `Henry VIII`: the run below takes it
+        opening = None
+        if spans and sentence[spans[-1][1] : start] == " ":
+            spans[-1][1] = start + len(core)  # a run: `Hannah Okafor`
         else:
-            spans.append([match.start(), match.start() + len(match["core"])])
+            spans.append([start, start + len(core)])
     pairs, out, end = [], [], 0
     for (start, stop), placeholder in zip(spans, free):
         out += [sentence[end:start], placeholder]

@@ -14,6 +14,7 @@ from functools import partial
 import numpy as np
 
 from attention_lab.data.special_tokens import UNK
+from attention_lab.text.casing import Truecase
 from attention_lab.text.names import names_back, names_written, placeheld, renamed
 from attention_lab.text.number_forms import french_numbers, french_ordinals
 from attention_lab.text.quotes import outside_quotes
@@ -35,7 +36,9 @@ class Protect:
         # Names first: one the model cannot read a letter of (`Łukasz`) is then held whole.
         held = context.words and context.placeholders
         defined = context.glossary.words if context.glossary else frozenset()
-        text, names = placeheld(sentence.text, context.words, defined) if held else (sentence.text, ())
+        # A line typed in small letters: its first capital is the casing's (text/casing.py), no name's.
+        small_first = sentence.record.get(Truecase.name) == "lower"
+        text, names = placeheld(sentence.text, context.words, defined, small_first) if held else (sentence.text, ())
         text, carried = take_out(text, outside_quotes(context.src.reads))
         if not any(char.isalnum() for char in text):
             text, carried, names = "", (Carried(sentence.text, None, False, False),), ()
