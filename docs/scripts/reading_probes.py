@@ -13,7 +13,8 @@ vocabulary and corpus words:
     python docs/scripts/reading_probes.py MODEL SPLITS /tmp/before/src src [--recount] [--probes FILE]
 
 `--probes`: another file of lines (docs/data/reading-heldout.tsv: written after the rules; only its `m²` line's forms
-were widened after, to `m2`, which keeps the meaning).
+were widened after, to `m2`, which keeps the meaning; docs/data/casing-probes.tsv: names, brands, acronyms and units
+typed in Title Case or capitals, and phone numbers with a country code).
 `--recount`: the corpus words counted again from SPLITS' train split, for a model file written before the
 tokenizer kept the corpus's casing (data/corpus_words.py).
 """
