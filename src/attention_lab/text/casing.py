@@ -21,6 +21,7 @@ from typing import Literal
 from attention_lab.data.calendar_names import ENGLISH_MONTH_NAMES
 from attention_lab.data.cleaning import capitalized
 from attention_lab.data.corpus_words import CorpusWords
+from attention_lab.text.amounts import UNITS
 from attention_lab.text.record import Context, Draft, Sentence
 from attention_lab.text.symbols import VERBATIM
 
@@ -39,6 +40,14 @@ NUMBER_AFTER = re.compile(r"\s\W*[0-9]")
 VOWELS = frozenset("aeiouyàâäéèêëîïôöûùüÿæœ")
 ROMAN = re.compile("[IVXLCDM]+")
 ACRONYM_LETTERS = 3  # `NY`, `EST`, `BBC`; longer words in capitals the corpus lacks are words as often as names
+# No pronoun follows these: in capitals, one after them is an acronym (`THE US`). Not `this`, `that`, `her`, which
+# may end a clause or be an object (`SO THAT IT WORKS`, `TELL HER WE CAME`).
+BEFORE_A_NOUN = frozenset("the a an my your his our their".split())
+PRONOUNS = frozenset("me we us he him she it they them who whom".split())
+# A unit the reading names after a number (text/amounts.py), of letters: `km`, `mph`, `km/h`; not a letter alone.
+_LETTER_UNITS = sorted((unit for unit in UNITS if len(unit) > 1 and unit[0].isalpha()), key=len, reverse=True)
+UNIT = re.compile(rf"(?P<number>[0-9]+(?:[.,][0-9]+)*)?(?P<unit>(?i:{'|'.join(map(re.escape, _LETTER_UNITS))}))"
+                  r"(?P<marks>[.,;:!?)]*)")
 
 
 def casing(sentence: str) -> Casing:
@@ -59,15 +68,19 @@ def casing(sentence: str) -> Casing:
 
 
 def sentence_cased(sentence: str, pieces: Callable[[str], list], keep_capitals: bool = False,
-                   words: CorpusWords | None = None) -> str:
+                   words: CorpusWords | None = None, title: bool = False) -> str:
     """`sentence` as the corpus writes a sentence; `pieces(word)` is what the model reads for a word, `words`
     the corpus's (its counts of casing, `CorpusWords.cased`, decide a word where it has them: `word_cased`).
     `keep_capitals`: a word with a capital is kept as written (in a lower-case sentence, the writer's
     own capitals are names), the first letter too when it begins one (`iPhone`). A word with an
-    address in it is kept as written: it is carried to the output as typed (text/symbols.py). Two
-    words that are one of `CorpusWords.phrases` (`new york`), and a month next to a number, are capitalised."""
+    address in it is kept as written: it is carried to the output as typed (text/symbols.py), as is, in a line
+    typed in capitals or Title Case (`title`), a word its capitals and place say is an acronym (`acronym_typed`). Two
+    words that are one of `CorpusWords.phrases` (`new york`), and a month next to a number, are capitalised; a
+    unit after a number is read in small letters where the reading names it (`measured`)."""
     parts = sentence.split(" ")
-    decided = [(not keep_capitals or part == part.lower()) and not VERBATIM.search(part) for part in parts]
+    decided = [not VERBATIM.search(part) and (part == part.lower() if keep_capitals
+                                              else not acronym_typed(part, parts[k - 1] if k else "", title))
+               for k, part in enumerate(parts)]
     titles = [part.lower().rstrip(".") in TITLES for part in parts]
     # A title, or the name after it; a title after a determiner is a noun (`THE DR. SAID NO.`: the doctor).
     named = [title or (k > 0 and titles[k - 1] and parts[k].lower() not in JOINING
@@ -80,11 +93,35 @@ def sentence_cased(sentence: str, pieces: Callable[[str], list], keep_capitals: 
             named[k] = named[k + 1] = True
     for k, part in enumerate(parts):
         named[k] |= dated(part, parts[k - 1] + " " if k else "", " " + parts[k + 1] if k + 1 < len(parts) else "")
-    cased_words = [word_cased(part, pieces, words) if decide else part for part, decide in zip(parts, decided)]
+    cased_words = [(measured(part, parts[k - 1] if k else "") or word_cased(part, pieces, words)) if decide else part
+                   for k, (part, decide) in enumerate(zip(parts, decided))]
     cased = " ".join(capitalized(part) if decide and name else part
                      for part, decide, name in zip(cased_words, decided, named))
     first = next((decide for part, decide in zip(parts, decided) if any(c.isalpha() for c in part)), True)
     return capitalized(cased) if first else cased  # `« iPhone` stays
+
+
+def acronym_typed(typed: str, before: str, title: bool) -> bool:
+    """Whether `typed`, a word of a line typed in capitals or in Title Case (`title`) after the word `before`, is
+    an acronym by its capitals and place, kept as typed. In Title Case, a word typed all in capitals is one (`UN`,
+    `NASA`, `U.S.`; not `I'M`); in either, a pronoun after an article or a possessive, which no pronoun follows
+    (`THE US`, `OUR IT TEAM`). A word the corpus writes both ways (`Apple`, `New`, `War`) is read in small letters:
+    kept capitalised, the model read `the War`, `a New car` as names or other words (docs/trust.md: Casing)."""
+    letters = "".join(LETTERS.findall(typed))
+    if letters.lower() in PRONOUNS and letters.isupper() and before.lower().lstrip(OPENERS) in BEFORE_A_NOUN:
+        return True
+    core = typed.lower().lstrip(OPENERS)
+    return title and len(letters) > 1 and letters.isupper() and core != "i" and not core.startswith("i'")
+
+
+def measured(typed: str, before: str) -> str | None:
+    """`typed` (a unit and the marks after it, or a number and its unit: `KG`, `Mph.`, `5KM`) in small letters
+    where it follows a number and the reading names it (text/amounts.py: `500 KG` is read `500 kilograms`);
+    else None. A letter alone is not read so: `25 C`, `12 V` keep the form the corpus gives them."""
+    unit = UNIT.fullmatch(typed)
+    if unit is None or unit["unit"].islower() or not (unit["number"] or NUMBER_BEFORE.search(before + " ")):
+        return None
+    return typed.lower()
 
 
 def dated(word: str, before: str, after: str) -> bool:
@@ -184,7 +221,7 @@ class Truecase:
         typed = sentence.text
         case = casing(typed)
         cased = typed if case == "as written" else sentence_cased(typed, context.src.pieces, case == "lower",
-                                                                  context.words)
+                                                                  context.words, case == "title")
         if case == "upper" and cased == typed:
             case = "as written"  # acronyms the model knows in capitals alone (`OK.`): no shouting
         return sentence.read(self, cased, case)
