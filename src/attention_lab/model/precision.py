@@ -3,8 +3,9 @@ multiply bf16 matrices through oneDNN at about 1.7x the float32 rate; others emu
 arithmetic and conversions, where it has no rate of its own to gain (docs/speed.md: bf16 on the CPU).
 
 Decoding (`attention-lab translate --precision`) chooses apart from training: a search step multiplies a few
-rows at a time, where autocast's casts may cost what the products gain (docs/scripts/decode_precision.py
-measures sentences/s and BLEU both ways)."""
+rows at a time, where autocast's casts may cost what the products gain, and a search's argmax may turn on a
+rounding (docs/scripts/decode_precision.py measures sentences/s, and BLEU and chrF with their significance, both
+ways)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ import torch
 
 NATIVE_BF16 = ("avx512_bf16", "amx_bf16")  # `torch.cpu.get_capabilities()` keys; ARM's bf16 is not measured here
 DECODING_PRECISIONS = ("auto", "32", "bf16")  # `translate --precision`
-# Whether `auto` decodes under bf16 autocast on a CPU with native bf16: only where docs/scripts/decode_precision.py
-# measured it faster with outputs within the test split's noise. Until then float32, as on every other device
-# (emulated bf16 has no rate to gain; decoding on CUDA is not measured).
+# Whether `auto` decodes under bf16 autocast on a CPU with native bf16. No: on the whole test split
+# (docs/scripts/decode_precision.py; docs/speed.md, "Decoding in bf16") bf16's outputs differ from float32's beyond
+# chance for two of the four model-and-search pairs (paired bootstrap p 0.019 and 0.032, in opposite directions), and
+# Bahdanau's beam was not faster. So float32, as on every other device (emulated bf16 has no rate to gain; decoding
+# on CUDA is not measured); `--precision bf16` asks for it.
 AUTO_BF16_DECODING = False
 
 
