@@ -82,6 +82,18 @@ def test_a_long_line_of_digit_groups_is_taken_out_in_linear_work():
     assert take_out("Call 06 12 34 56 78 now.", str.isascii)[1] == (Carried("06 12 34 56 78", 1, False, False),)
 
 
+@pytest.mark.parametrize("number", ["+33 1 42 68 53 00", "+1 555 123 4567", "+49 30 1234567", "+44 20 7946 0018"])
+def test_a_phone_number_with_its_country_code_is_carried_whole(number):
+    """Not the code and a group read and the rest carried (`+33 1` read, `42 68 53 00` carried)."""
+    assert take_out(f"Call {number} today.", str.isascii) == ("Call today.", (Carried(number, 1, False, False),))
+    assert [run.text for run in take_out(f"CALL {number}.", str.isascii)[1]] == [number]  # at the end too
+
+
+@pytest.mark.parametrize("text", ["It rose +20 2023.", "Add +5 3 4 times.", "Score: +12 today."])
+def test_a_plus_before_fewer_than_seven_digits_after_its_code_is_no_phone_number(text):
+    assert take_out(text, str.isascii) == (text, ())
+
+
 @pytest.mark.parametrize("text, kept, run", [
     ("Write to tom.smith@example.com.", "Write to.", Carried("tom.smith@example.com", 1, True, False)),
     ("Visit www.example.com for more.", "Visit for more.", Carried("www.example.com", 1, False, False)),

@@ -43,7 +43,9 @@ CLOSING_WORDS = frozenset("!?;:")  # ... except in French, which writes these as
 # `Www.Example.Com`), but a domain's ending is in small letters or capitals only: `Mr.De Niro` and
 # `tired.Net profit` are a missing space.
 _ENDINGS = "com|org|net|edu|gov|io|info|fr|uk|ca|de"
-# A phone number has at most seven groups: an unbounded run was tried from each group of a long line of them.
+# A phone number has at most seven groups: an unbounded run was tried from each group of a long line of them. After
+# a `+` its country code, then any groups of seven digits at least (`+33 1 42 68 53 00`, `+1 555 123 4567`): the
+# model read the code and a group, the rest was carried.
 # A version may begin with `v` and end with a label (`v1.2.3`, `1.2.3-beta`); `1.2.3.tar` is a file's name.
 DOTTED_CHAIN = r"(?<![\w.])[vV]?[0-9]+(?:\.[0-9]+){2,}(?:-[A-Za-z0-9]+)?(?![\w@-]|\.\w)"
 VERBATIM = re.compile(rf"""
@@ -52,7 +54,8 @@ VERBATIM = re.compile(rf"""
   | (?<![\w.-])[\w-]+(?:\.[\w-]+)*\.(?:{_ENDINGS}|{_ENDINGS.upper()})\b(?![\w@-])  # a bare domain
   | (?<![^\s«])[-−](?=[0-9])                                                       # a number's minus sign
   | {DOTTED_CHAIN}                                                                 # `1.2.3`, `192.168.1.1`
-  | (?<![\w.,:/+-])\+?(?:[0-9]{{2,4}}(?:[\ .-][0-9]{{2,4}}){{3,6}}|[0-9]{{3}}[\ .-][0-9]{{3}}[\ .-][0-9]{{4}})
+  | (?<![\w.,:/+-])(?:\+[0-9]{{1,3}}(?=(?:[\ .-]?[0-9]){{7}})(?:[\ .-][0-9]{{1,8}}){{1,6}}
+                    |\+?(?:[0-9]{{2,4}}(?:[\ .-][0-9]{{2,4}}){{3,6}}|[0-9]{{3}}[\ .-][0-9]{{3}}[\ .-][0-9]{{4}}))
     (?![\w@:/-]|[.,\ ][0-9])                                             # a phone number, its `+` with it
   | (?<![\w.,:/-])[0-9]+(?:[-/][0-9]+)+(?![\w@:/-]|[.,][0-9])                      # `3-2`, `555-1234`, `1/2`
   | (?<![\w@.])@[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*                                   # a handle: `@tom_smith`
