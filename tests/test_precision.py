@@ -27,20 +27,28 @@ def test_translate_offers_the_decoding_precisions(capsys):
 
 @pytest.mark.parametrize("capabilities, native", [({"avx512_bf16": True}, True), ({"amx_bf16": True}, True),
                                                   ({"avx512_bf16": False, "avx512_f": True}, False), ({}, False)])
-def test_auto_decodes_in_bf16_only_on_native_bf16_cpus_and_only_once_measured_faster(monkeypatch, capabilities,
-                                                                                        native):
+def test_auto_decodes_in_bf16_only_where_measured_to_pay(monkeypatch, capabilities, native):
     monkeypatch.setattr(torch.cpu, "get_capabilities", lambda: capabilities)
     for device in (CPU, CUDA):
-        assert decoding_dtype("32", device) is None and decoding_dtype("bf16", device) is torch.bfloat16
-        # As measured (docs/speed.md, "Decoding in bf16"): bf16 changes outputs beyond chance, so float32.
-        assert decoding_dtype("auto", device) is None
-    monkeypatch.setattr(precision, "AUTO_BF16_DECODING", False)
-    assert decoding_dtype("auto", CPU) is None and decoding_dtype("auto", CUDA) is None
-    monkeypatch.setattr(precision, "AUTO_BF16_DECODING", True)
-    assert decoding_dtype("auto", CPU) is (torch.bfloat16 if native else None)
-    assert decoding_dtype("auto", CUDA) is None  # measured on the CPU only
+        for arch in ("rnn", "transformer"):
+            assert decoding_dtype("32", device, arch) is None and decoding_dtype("bf16", device, arch) is torch.bfloat16
+    # As measured (docs/speed.md, "Decoding in bf16"): the Transformer on a CPU with native bf16, nothing else.
+    assert decoding_dtype("auto", CPU, "transformer") is (torch.bfloat16 if native else None)
+    assert decoding_dtype("auto", CPU, "rnn") is None
+    assert decoding_dtype("auto", CUDA, "transformer") is None and decoding_dtype("auto", CUDA, "rnn") is None
     with pytest.raises(ValueError, match="'16'"):
-        decoding_dtype("16", CPU)
+        decoding_dtype("16", CPU, "rnn")
+
+
+@pytest.mark.parametrize("model, arch", [("trained_model", "rnn"), ("transformer_model", "transformer")])
+def test_auto_decodes_each_architecture_as_measured(request, monkeypatch, model, arch):
+    monkeypatch.setattr(torch.cpu, "get_capabilities", lambda: {"avx512_bf16": True})
+    translator = Translator.load(request.getfixturevalue(model), "cpu", precision="auto")
+    seen: list[torch.dtype] = []
+    translator.model.decoder.output.register_forward_hook(lambda module, args, logits: seen.append(logits.dtype))
+    translator.translate(SOURCES, SearchParams(beam_size=2))
+    assert set(seen) == {torch.bfloat16 if arch in precision.AUTO_BF16_DECODING else torch.float32}
+    assert arch in precision.AUTO_BF16_DECODING or arch == "rnn"
 
 
 @pytest.mark.parametrize("model", ["trained_model", "transformer_model"])

@@ -105,7 +105,8 @@ class Translator:
         return cls(load_model(path, device), device, precision)
 
     def _decoding(self) -> contextlib.AbstractContextManager:
-        return decoding_autocast(self.precision, self.device) if self.precision else contextlib.nullcontext()
+        arch = "transformer" if self.model.self_attends else "rnn"
+        return decoding_autocast(self.precision, self.device, arch) if self.precision else contextlib.nullcontext()
 
     def read(self, lines: Sequence[str], search: SearchParams, glossary: Glossary | None = None) -> Reading:
         """`lines` as the model reads them (text/steps.py), in order, each line whole when
