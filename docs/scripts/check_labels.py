@@ -4,11 +4,12 @@
     python docs/scripts/check_labels.py MODEL [--labels docs/data/check-labels.tsv] [--show N]
 
 The labels: a header line, then `model<TAB>id<TAB>english<TAB>french<TAB>missing_numbers<TAB>added_numbers<TAB>
-missing_names<TAB>missing_carried<TAB>number_role_changed`, each label `-` or spans separated by ` | `
+missing_names<TAB>missing_carried<TAB>number_role_changed<TAB>missing_units`, each label `-` or spans separated by ` | `
 (docs/data/check-labels.md says who wrote them and how). The check runs on each stored pair as the translator runs
 it on its own output: MODEL (any model file with the same tokenizer) gives the reading, hence what the text steps
 expected the French to write, and the corpus's words. A line *lost* a span when a reader labelled a number, name
-or carried span of its source missing; it is *changed* when it lost one or the French adds a number. Printed, per
+or carried span of its source missing; it is *changed* when it lost one, the French adds a number, or a unit typed
+beside a number is dropped or another. Printed, per
 `model` of the file: recall (the lines that lost a span, and how many of them the check flagged, by label),
 precision (the lines flagged, and how many of them are changed, by finding), and with `--show N` the first N
 misses and false flags.
@@ -25,7 +26,8 @@ from attention_lab.inference.check import Expected, check
 from attention_lab.inference.translator import SearchParams, Translator
 
 LOST = ("missing_numbers", "missing_names", "missing_carried")
-COLUMNS = ("model", "id", "english", "french", *LOST[:1], "added_numbers", *LOST[1:], "number_role_changed")
+COLUMNS = ("model", "id", "english", "french", *LOST[:1], "added_numbers", *LOST[1:], "number_role_changed",
+           "missing_units")
 
 
 def read_labels(path: str) -> list[dict[str, str]]:
@@ -60,12 +62,12 @@ def checked(translator: Translator, english: str, french: str):
 
 def report(model: str, rows: list[dict[str, str]], found: list, show: int) -> None:
     lost = [any(spans(row, c) for c in LOST) for row in rows]
-    changed = [lost_ or bool(spans(row, "added_numbers")) for lost_, row in zip(lost, rows)]
+    changed = [lost_ or bool(spans(row, "added_numbers") or spans(row, "missing_units")) for lost_, row in zip(lost, rows)]
     flagged = [bool(f) for f in found]
     print(f"\n### {model}: {len(rows)} lines, {sum(lost)} lost a number, name or carried span, "
           f"{sum(changed)} changed, {sum(flagged)} flagged\n")
     print("| label | lines | flagged (recall) |\n| --- | --- | --- |")
-    for column in (*LOST, "added_numbers", "number_role_changed"):
+    for column in (*LOST, "added_numbers", "number_role_changed", "missing_units"):
         hit = [i for i, row in enumerate(rows) if spans(row, column)]
         print(f"| {column} | {len(hit)} | {share(sum(flagged[i] for i in hit), len(hit))} |")
     hit = [i for i in range(len(rows)) if lost[i]]
