@@ -5,11 +5,13 @@ one (precision); the same for units typed beside a number, apart (docs/trust.md:
     python docs/scripts/check_probes.py [--tsv docs/data/check-probes.tsv] [--model MODEL] [--show]
 
 docs/data/check-probes.tsv was written before the check's rules for names, codes, runs of digits, scales, number
-words and units; docs/data/check-heldout.tsv after them, on other lines, to measure them.
+words and units; docs/data/check-heldout.tsv after them, on other lines, to measure them; docs/data/check-names.tsv
+before its rules for names of words the corpus knows, acronyms that are words and names French writes otherwise.
 
-The probes: a header line, then `origin<TAB>english<TAB>french<TAB>lost`; `origin` is the model file that wrote the
-French (`rnn`, `tf`) or `hand`; `lost` is `-` or items `kind:span` separated by ` | ` (kinds `number`, `name`,
-`carried`, `unit`). Each line is read as the translator reads it, by MODEL's text steps (its corpus words, the
+The probes: a header line, then `origin<TAB>english<TAB>french<TAB>lost`, and a fifth column `group` where the header
+names it; `origin` is the model file that wrote the French (`rnn`, `tf`) or `hand`; `lost` is `-` or items `kind:span`
+separated by ` | ` (kinds `number`, `name`, `carried`, `unit`); `group` is what a line probes (`acronym`), scored
+apart. Each line is read as the translator reads it, by MODEL's text steps (its corpus words, the
 names it holds as placeholders, the text it carries), and checked with what that reading expects. `--show` prints
 the lines missed and those flagged wrongly.
 """
@@ -28,25 +30,29 @@ SCOPE = ("number", "name", "carried")  # what the check is asked to catch; units
 KINDS = (*SCOPE, "unit")
 
 
-def read_probes(path: str) -> list[tuple[str, str, str, tuple[tuple[str, str], ...]]]:
-    """(origin, english, french, ((kind, span), ...)) per probe; a file or line not as the docstring says is a
-    one-line error naming it."""
+HEADER = ["origin", "english", "french", "lost"]
+
+
+def read_probes(path: str) -> list[tuple[str, str, str, tuple[tuple[str, str], ...], str]]:
+    """(origin, english, french, ((kind, span), ...), group) per probe (group `-` without the column); a file or
+    line not as the docstring says is a one-line error naming it."""
     try:
         with open(path, encoding="utf-8", newline="") as handle:
             rows = handle.read().splitlines()
     except (FileNotFoundError, UnicodeDecodeError) as exc:
         raise UserError(f"{path}: {exc}") from None
-    if not rows or rows[0].split("\t") != ["origin", "english", "french", "lost"]:
-        raise UserError(f"{path}:1: expected the header origin<TAB>english<TAB>french<TAB>lost")
+    if not rows or rows[0].split("\t") not in (HEADER, [*HEADER, "group"]):
+        raise UserError(f"{path}:1: expected the header origin<TAB>english<TAB>french<TAB>lost[<TAB>group]")
+    width = len(rows[0].split("\t"))
     probes = []
     for number, row in enumerate(rows[1:], 2):
         fields = row.split("\t")
-        if len(fields) != 4 or not all(fields):
-            raise UserError(f"{path}:{number}: expected 4 tab-separated fields")
+        if len(fields) != width or not all(fields):
+            raise UserError(f"{path}:{number}: expected {width} tab-separated fields")
         lost = tuple(tuple(item.split(":", 1)) for item in ([] if fields[3] == "-" else fields[3].split(" | ")))
         if any(len(item) != 2 or item[0] not in KINDS for item in lost):
             raise UserError(f"{path}:{number}: lost {fields[3]!r} is not - or kind:span items ({', '.join(KINDS)})")
-        probes.append((fields[0], fields[1], fields[2], lost))
+        probes.append((fields[0], fields[1], fields[2], lost, fields[4] if width > len(HEADER) else "-"))
     if not probes:
         raise UserError(f"{path}: no probes")
     return probes
@@ -67,9 +73,9 @@ def main() -> None:
     args = parser.parse_args()
     probes = read_probes(args.tsv)
     translator = Translator.load(args.model, "cpu")
-    english = list(dict.fromkeys(english for _, english, _, _ in probes))
+    english = list(dict.fromkeys(probe[1] for probe in probes))
     expected = dict(zip(english, expectations(translator, english)))
-    found = [check(en, fr, expected[en], translator.tokenizer.words) for _, en, fr, _ in probes]
+    found = [check(en, fr, expected[en], translator.tokenizer.words) for _, en, fr, _, _ in probes]
     units = [bool(getattr(f, "missing_units", ())) for f in found]  # a kind of its own, where the check has one
     flagged = [any(spans for kind, spans in f.as_dict().items() if kind != "missing_units") for f in found]
     lost = [{kind for kind, _ in probe[3]} for probe in probes]
@@ -92,8 +98,16 @@ def main() -> None:
             print(f"| {kind} | {len(rows)} | {share(sum(bool(lost[i] & want) for i in rows), len(rows))} |")
     rows = [i for i in range(len(probes)) if flagged[i]]
     print(f"| **flagged** | {len(rows)} | {share(sum(scoped[i] for i in rows), len(rows))} |")
+    groups = list(dict.fromkeys(probe[4] for probe in probes if probe[4] != "-"))
+    if groups:
+        print("\n| group | lines | lost one: flagged (recall) | flagged: lost one (precision) |\n| --- | --- | --- | --- |")
+    for group in groups:
+        rows = [i for i, probe in enumerate(probes) if probe[4] == group]
+        lost_rows, flagged_rows = [i for i in rows if scoped[i]], [i for i in rows if flagged[i]]
+        print(f"| {group} | {len(rows)} | {share(sum(flagged[i] for i in lost_rows), len(lost_rows))} "
+              f"| {share(sum(scoped[i] for i in flagged_rows), len(flagged_rows))} |")
     if args.show:
-        for i, (origin, en, fr, spans) in enumerate(probes):
+        for i, (origin, en, fr, spans, _) in enumerate(probes):
             if scoped[i] != flagged[i] or ("unit" in lost[i]) != units[i]:
                 what = "missed" if scoped[i] and not flagged[i] else "wrong" if flagged[i] and not scoped[i] else "unit"
                 print(f"\n{what} "
