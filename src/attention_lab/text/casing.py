@@ -4,12 +4,12 @@ lower-case sentence is read sentence-cased and its translation given back in cap
 Each word is cased by the corpus's evidence (`counted`): as the corpus writes it inside a sentence (`March`,
 `TV`, `Tom`; `CorpusWords.cased`), in small letters where it writes it so; a word it does not know is left as
 typed where its capitals may be a name's or an acronym's (`Ritz` in Title Case, `NY`), else read in small letters
-(`RENOVATION`). `I` and its contractions, the first letter, a title and the name after it (`MR. SMITH`), two words
-the corpus capitalises together (`NEW YORK`) and a month next to a number (`MAY 3`) are capitalised. In a
-lower-case sentence a word the writer capitalised is kept. A model file without the corpus's counts cases a word by
-the model's pieces:
-capitalised where it reads that form in fewer. A Moses truecaser trained on the corpus read the valid split no
-better and the everyday set's names worse (docs/trust.md: Casing).
+(`RENOVATION`); capitals the line shows to be an acronym's are kept (`UN` in Title Case, `THE US`), and a unit after
+a number is read as the reading names it (`500 KG`). `I` and its contractions, the first letter, a title and the
+name after it (`MR. SMITH`), two words the corpus capitalises together (`NEW YORK`) and a month next to a number
+(`MAY 3`) are capitalised. In a lower-case sentence a word the writer capitalised is kept. A model file without the
+corpus's counts cases a word by the model's pieces: capitalised where it reads that form in fewer. A Moses truecaser
+trained on the corpus read the valid split no better and the everyday set's names worse (docs/trust.md: Casing).
 """
 
 from __future__ import annotations
