@@ -100,8 +100,8 @@ def truecasing(truecase: Callable[[str], str]) -> Iterator[None]:
     one (the only one read with `keep_capitals`) is still the rule's."""
     rule = reading.sentence_cased
 
-    def cased(sentence: str, pieces: Callable, keep_capitals: bool = False) -> str:
-        return rule(sentence, pieces, keep_capitals) if keep_capitals else truecase(sentence)
+    def cased(sentence: str, pieces: Callable, keep_capitals: bool = False, *args, **kwargs) -> str:
+        return rule(sentence, pieces, keep_capitals, *args, **kwargs) if keep_capitals else truecase(sentence)
 
     reading.sentence_cased = cased
     try:
