@@ -8,7 +8,7 @@
 - `added_numbers`: a number the French writes, in digits or words (`vingt`, `onze heures`), that the source lacks;
 - `missing_names`: a name the French does not write, as typed or in a French form (`Genève`, `ONU`): one read as a
   placeholder (text/names.py), a code (`Q3`, `B12`), a word in capitals or capitalised that the corpus lacks or writes
-  as a name on both sides (`NASA`, `Seville`, `Boston`): inference/check_names.py;
+  as a name on both sides (`NASA`, `Seville`, `Boston`): inference/check_names.py, check_forms.py;
 - `missing_carried`: text carried around the model (text/symbols.py) that the French lacks;
 - `missing_terms`: a glossary's term the French does not write (text/glossary.py);
 - `placeholders`: a placeholder left in the French, alone or glued to letters (text/protect.py);
@@ -26,7 +26,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
 
 from attention_lab.data.corpus_words import CorpusWords
-from attention_lab.inference.check_names import asked_names, missing_names
+from attention_lab.inference.check_forms import missing_names
+from attention_lab.inference.check_names import asked_names
 from attention_lab.inference.check_units import missing_units
 from attention_lab.inference.number_values import asked, kept, numbers, runs, values
 from attention_lab.text.glossary import missing_terms

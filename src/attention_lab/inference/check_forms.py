@@ -1,0 +1,94 @@
+"""Whether a translation writes the names its source asks for (inference/check_names.py), for the check after writing
+(inference/check.py).
+
+A name is written as a whole word, case and accents aside (an acronym not as a small word of the corpus's French:
+`eu` is no `EU`), or, but for a code, in a French form like it: its first three letters, LIKENESS, and a word of
+the corpus's French or the name with a gender ending (`Japon`, `Londres`, `nigériane`; `Keni` for `Kenji` is a
+garble). An acronym is also written as a French name the source lacks, one for each: an acronym of its letters
+(`UE`, `OTAN`) or a word of the corpus's French in capitals or capitalised inside a sentence (`ONU`, `TVA`,
+`États-Unis`, `Royaume-Uni`; `UNB` for `UNESCO` is a garble).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from difflib import SequenceMatcher
+
+from attention_lab.data.corpus_words import CorpusWords
+from attention_lab.inference.check_names import ACRONYM
+from attention_lab.text.names import LIKENESS, made_french
+
+_OUTPUT_NAME = re.compile(r"(?<![\w-])[^\W\d_]{2,}(?:-[^\W\d_]+)*")  # `ONU`, `États-Unis`, when capitalised
+TITLE_LETTERS = 4  # a capitalised French form has 4 letters at least: not a title (`Mme`)
+
+
+def folded(text: str) -> str:
+    """`text` in small letters without accents: names compared so (`ZOË` writes `Zoë`)."""
+    return "".join(c for c in unicodedata.normalize("NFD", text.casefold()) if not unicodedata.combining(c))
+
+
+def writes(output: str, name: str) -> bool:
+    """Whether `output` writes `name` as a whole word (elided or not: `d'Emma`), case and accents aside, its parts
+    apart, joined or hyphenated (`BA 2490`, `BA2490`, `BA-2490`)."""
+    pattern = r"[\s-]?".join(map(re.escape, folded(name).split()))
+    return re.search(rf"(?<!\w){pattern}(?!\w)", folded(output)) is not None
+
+
+def like(output: str, name: str, words: CorpusWords | None = None) -> bool:
+    """Whether `output` writes a word that begins with the first three letters of `name` (all of a shorter one) and is
+    like it, as text/names.py tells a garbled name, case and accents aside, and is a French form: a word of the
+    corpus's French (`Japon` for `Japan`, `Londres` for `London`) or `name` with a gender ending (`nigériane`), not a
+    garble (`Keni` for `Kenji`); any such word without the corpus's `words`."""
+    key = folded(name)
+    return any(folded(word)[:3] == key[:3] and SequenceMatcher(None, folded(word), key).ratio() >= LIKENESS and (
+        words is None or word.lower() in words.target or made_french(name, word))
+        for word in re.findall(r"[^\W\d_]+", output))
+
+
+def missing_names(source: str, output: str, names: Sequence[str], words: CorpusWords | None) -> tuple[str, ...]:
+    """Those of `names` (of the English `source`) that `output`, its French, does not write (module doc), each once;
+    none that is part of another missing (`BA` of `BA 2490`)."""
+    forms = _french_names(source, output, words)
+    missing = []
+    for name in dict.fromkeys(names):
+        acronym = ACRONYM.fullmatch(name) is not None
+        if _acronym_written(output, name, words) if acronym else writes(output, name) or (
+                not re.search(r"[0-9]", name) and like(output, name, words)):
+            continue
+        form = next((form for form in forms if acronym and _french_form(form, name, words)), None)
+        if form is None:
+            missing.append(name)
+        else:
+            forms.remove(form)  # one French form for each
+    return tuple(name for name in missing
+                 if not any(other != name and name in other.split() for other in missing))
+
+
+def _acronym_written(output: str, acronym: str, words: CorpusWords | None) -> bool:
+    """Whether `output` writes `acronym` as a whole word in any case, but as a small word of the corpus's French."""
+    target = words.target if words else frozenset()
+    return any(match.group() != match.group().lower() or match.group() not in target
+               for match in re.finditer(rf"(?<!\w){re.escape(acronym)}(?!\w)", output, re.IGNORECASE))
+
+
+def _french_form(form: str, acronym: str, words: CorpusWords) -> bool:
+    """Whether `form`, a name of the French, may stand for `acronym`: a word of the corpus's French (`ONU`,
+    `États-Unis`) or an acronym of the same letters (`UE` for `EU`, `OTAN` for `NATO`), not a garble (`UNB`)."""
+    return sorted(form) == sorted(acronym) or all(
+        part.lower() in words.target for part in re.findall(r"[^\W\d_]+", form))
+
+
+def _french_names(source: str, output: str, words: CorpusWords | None) -> list[str]:
+    """The names `output` writes that `source` lacks and that may be the French form of an acronym: an acronym, or a
+    word capitalised inside a sentence (`États-Unis`); none without the corpus's `words`."""
+    if words is None:
+        return []
+    typed = {folded(word) for word in re.findall(r"\w+", source)}
+    found = []
+    for match in _OUTPUT_NAME.finditer(output):
+        name, before = match.group(), output[: match.start()].rstrip(" \"'«“‘([{")
+        if name.isupper() or name[0].isupper() and len(name) >= TITLE_LETTERS and before[-1:] not in "!.?…":
+            found.append(name)
+    return [name for name in dict.fromkeys(found) if not {folded(p) for p in re.findall(r"\w+", name)} <= typed]
