@@ -14,7 +14,8 @@ vocabulary and corpus words:
 
 `--probes`: another file of lines (docs/data/reading-heldout.tsv: written after the rules; only its `m²` line's forms
 were widened after, to `m2`, which keeps the meaning; docs/data/casing-probes.tsv: names, brands, acronyms and units
-typed in Title Case or capitals, and phone numbers with a country code).
+typed in Title Case or capitals, and phone numbers with a country code; docs/data/reading-names.tsv: ordinary words
+and names where a capital says nothing of a name, at a clause's start, typed in small letters, beside a number).
 `--recount`: the corpus words counted again from SPLITS' train split, for a model file written before the
 tokenizer kept the corpus's casing (data/corpus_words.py).
 """
