@@ -15,6 +15,7 @@ from attention_lab.data.special_tokens import UNK
 from attention_lab.data.tokenizer import Codec
 from attention_lab.text.number_forms import french_numbers
 from attention_lab.text.symbols import Carried, number_word, put_back, take_out
+from attention_lab.inference.number_spans import number_spans
 from attention_lab.inference.translator import SearchParams, Translator
 
 torch.set_num_threads(1)
@@ -80,6 +81,14 @@ def test_a_long_line_of_digit_groups_is_taken_out_in_linear_work():
     with linear_work(5):  # linear: 0.4 s; quadratic: hours
         assert take_out("12 " * n + "1", str.isascii) == (("12 " * n + "1"), ())  # no phone number: all read
     assert take_out("Call 06 12 34 56 78 now.", str.isascii)[1] == (Carried("06 12 34 56 78", 1, False, False),)
+
+
+@pytest.mark.parametrize("amount", ["3½", "9¾", "12⅓", "1 ¼", "0⅞"])
+@pytest.mark.parametrize("line", ["Bake {} minutes.", "{} cups.", "It weighs {}."])
+def test_a_number_with_its_fraction_is_carried_whole_and_the_model_reads_neither(amount, line):
+    text, runs = take_out(line.format(amount), str.isascii)
+    assert [run.text for run in runs] == [amount]
+    assert not any(char.isdigit() for char in text) and number_spans(text) == []  # no `3` for the search to write
 
 
 @pytest.mark.parametrize("number", ["+33 1 42 68 53 00", "+1 555 123 4567", "+49 30 1234567", "+44 20 7946 0018"])

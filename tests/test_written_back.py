@@ -90,6 +90,16 @@ def test_a_phone_number_is_carried_with_its_plus():
         "Call now.", (Carried("+44 20 7946 0958", 1, False, False),))
 
 
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 999), st.sampled_from("¼½¾⅓⅞"), st.sampled_from(["", " "]), st.sampled_from(LOWER))
+def test_a_copying_model_gives_back_a_number_and_its_fraction_whole_and_in_place(number, fraction, space, word):
+    amount = f"{number}{space}{fraction}"
+    for line in (f"We see {amount} {word}.", f"We see {word} {amount}."):  # before a word, and at the end
+        read = []
+        assert written(line, lambda pieces, sentence: read.append(sentence.text) or pieces) == line
+        assert not any(char.isdigit() for char in "".join(read))  # the model read no other amount
+
+
 def glue_after_placeholders(pieces, sentence):
     """The model glues the word after each placeholder onto it: `▁Tom`, `▁ok` -> `Tomok`."""
     held = {placeholder for placeholder, _ in sentence.record["protect"][1]}

@@ -46,6 +46,9 @@ _ENDINGS = "com|org|net|edu|gov|io|info|fr|uk|ca|de"
 # A phone number has at most seven groups: an unbounded run was tried from each group of a long line of them. After
 # a `+` its country code, then any groups of seven digits at least (`+33 1 42 68 53 00`, `+1 555 123 4567`): the
 # model read the code and a group, the rest was carried.
+# A number with a vulgar fraction after it is one amount (`3½`, `9 ¾`), carried whole: the model read its digits
+# alone (`3 minutes`), another amount. Cleaning keeps the fractions as typed (data/cleaning.py).
+FRACTIONS = "¼½¾\u2150-\u215e"  # `¼½¾⅐⅑⅒⅓⅔⅕⅖⅗⅘⅙⅚⅛⅜⅝⅞`
 # A version may begin with `v` and end with a label (`v1.2.3`, `1.2.3-beta`); `1.2.3.tar` is a file's name.
 DOTTED_CHAIN = r"(?<![\w.])[vV]?[0-9]+(?:\.[0-9]+){2,}(?:-[A-Za-z0-9]+)?(?![\w@-]|\.\w)"
 VERBATIM = re.compile(rf"""
@@ -58,6 +61,7 @@ VERBATIM = re.compile(rf"""
                     |\+?(?:[0-9]{{2,4}}(?:[\ .-][0-9]{{2,4}}){{3,6}}|[0-9]{{3}}[\ .-][0-9]{{3}}[\ .-][0-9]{{4}}))
     (?![\w@:/-]|[.,\ ][0-9])                                             # a phone number, its `+` with it
   | (?<![\w.,:/-])[0-9]+(?:[-/][0-9]+)+(?![\w@:/-]|[.,][0-9])                      # `3-2`, `555-1234`, `1/2`
+  | (?<![\w.,:/+-])[0-9]+\ ?[{FRACTIONS}]                                           # `3½`, `9 ¾`: one amount
   | (?<![\w@.])@[A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*                                   # a handle: `@tom_smith`
   | (?<![\w.])(?i:etc)(?=\.)(?:\.(?=\s*[\w(),;:]))?                                # `etc` (French's too)
 """, re.VERBOSE)
