@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from attention_lab.data.cleaning import capitalized
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.data.tokenizer import Codec
 from attention_lab.text.casing import Truecase, casing, sentence_cased, word_cased
@@ -139,6 +140,14 @@ def test_a_word_typed_in_capitals_in_a_title_case_line_is_an_acronym_kept_as_typ
     # `I'M` is `I`; a word the corpus capitalises at times is read small: kept, the model read `a New car` as a name.
     assert [s.text for s in read_lines(["I'M Here With The New Car"], Letters(), words=WORDS)] == \
         ["I'm here with the new car."]
+
+
+@pytest.mark.parametrize("word", ["NASA", "FIFA", "BBC", "TOM", "THE", "UN", "ZORBLAX"])
+@pytest.mark.parametrize("rest", ["TALKS RESUME", "Talks Resume"])  # capitals, Title Case
+def test_a_lines_first_word_is_read_as_further_in_the_line_but_for_its_first_capital(word, rest):
+    first, later = read_lines([f"{word} {rest}", f"{rest.split()[0]} {word} {rest}"], Letters(), words=WORDS,
+                              placeholders=False)
+    assert first.text.split()[0] == capitalized(later.text.split()[1])  # `Nasa` as `nasa`, `BBC`, `Tom`, `The`
 
 
 @pytest.mark.parametrize("line, after", [
