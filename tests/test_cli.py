@@ -75,7 +75,8 @@ def test_translates_sentences_from_arguments(trained_model, expected, capsys):
     assert all(line.strip() for line in out.splitlines())
     # Subword mode: no word is outside the vocabulary, but the tiny corpus' train split has no "G", which is carried.
     assert "note: line 3: not read by the model, carried to the output as written: G" in err.splitlines(), err
-    assert all(line.startswith("note: line ") and "carried" in line for line in err.splitlines()), err
+    # Nothing else but notes: the check after writing may ask for a word the tiny corpus lacks (`Go`).
+    assert all(line.startswith("note: line ") for line in err.splitlines()), err
     quiet = cli(capsys, "translate", "--model", trained_model, "--device", "cpu", "--quiet", *SENTENCES)
     assert quiet == (0, out, "")
 
