@@ -2,11 +2,11 @@
 (inference/check.py).
 
 A name is written as a whole word, case and accents aside (an acronym not as a small word of the corpus's French:
-`eu` is no `EU`), or, but for a code, in a French form like it: its first three letters, LIKENESS, and a word of
-the corpus's French or the name with a gender ending (`Japon`, `Londres`, `nigériane`; `Keni` for `Kenji` is a
-garble). An acronym is also written as a French name the source lacks, one for each: an acronym of its letters
-(`UE`, `OTAN`) or a word of the corpus's French in capitals or capitalised inside a sentence (`ONU`, `TVA`,
-`États-Unis`, `Royaume-Uni`; `UNB` for `UNESCO` is a garble).
+`eu` is no `EU`), or, but for a code, in a French form like it: its first three letters, LIKENESS, and a word of the
+corpus's French or the name with a gender ending (`Japon`, `Londres`, `nigériane`; `Keni` for `Kenji` is a garble);
+a month or a weekday also as its French name (`May`: `mai`). An acronym is also written as a French name the source
+lacks, one for each: an acronym of its letters (`UE`, `OTAN`) or a word of the corpus's French in capitals or
+capitalised inside a sentence (`ONU`, `TVA`, `États-Unis`, `Royaume-Uni`; `UNB` for `UNESCO` is a garble).
 """
 
 from __future__ import annotations
@@ -16,12 +16,14 @@ import unicodedata
 from collections.abc import Sequence
 from difflib import SequenceMatcher
 
+from attention_lab.data.calendar_names import DAYS, MONTHS
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.inference.check_names import ACRONYM
 from attention_lab.text.names import LIKENESS, made_french
 
 _OUTPUT_NAME = re.compile(r"(?<![\w-])[^\W\d_]{2,}(?:-[^\W\d_]+)*")  # `ONU`, `États-Unis`, when capitalised
 TITLE_LETTERS = 4  # a capitalised French form has 4 letters at least: not a title (`Mme`)
+CALENDAR = {english.lower(): french for english, french in DAYS + MONTHS}  # `may` -> `mai`
 
 
 def folded(text: str) -> str:
@@ -55,7 +57,8 @@ def missing_names(source: str, output: str, names: Sequence[str], words: CorpusW
     for name in dict.fromkeys(names):
         acronym = ACRONYM.fullmatch(name) is not None
         if _acronym_written(output, name, words) if acronym else writes(output, name) or (
-                not re.search(r"[0-9]", name) and like(output, name, words)):
+                not re.search(r"[0-9]", name) and like(output, name, words)) or (
+                name.lower() in CALENDAR and writes(output, CALENDAR[name.lower()])):
             continue
         form = next((form for form in forms if acronym and _french_form(form, name, words)), None)
         if form is None:

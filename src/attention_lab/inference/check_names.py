@@ -8,6 +8,15 @@ Beyond the names the reading held as placeholders (text/names.py), each sentence
   that the corpus's English lacks, or that the corpus writes on both sides, capitalised inside a sentence more often
   than not (`Boston`, `Louvre`: `CorpusWords.cased`), wherever it stands; not a title (`Dr`). A model file without
   those counts asks for a capitalised word both sides write only inside a sentence, not in Title Case;
+- a capitalised word the corpus knows but writes in small letters nearly always (`CorpusWords.capitalised`) where
+  the line, typed as written, marks it as a name (`_marked`): alone inside a clause (`Tell Bill`, `Hi May`); the
+  words but the last of a run of capitals with such a word or one the corpus lacks, the last naming what it is,
+  which French translates (`Golden Dragon`, `Central Station`, `Frank's Garage`, `Baker Street`); at a clause's start,
+  with a possessive (`Grace's tip`; not a word `'s` follows as a verb, `It's`, `Today's`: CONTRACTING). Not a title,
+  a word of grammar or a number (`in The Guardian`, `Lesson Two`), a month beside a number or a word beside one
+  (`3 May`, `Gate 12`), a run the corpus writes as a name (`White House`: its French is the model's to know), nor
+  after an article but in a run with a word the corpus lacks (`the Mayor`, `the Winter Olympics`: titles and
+  institutions French translates; `the Golden Dragon`);
 - a word in capitals (`NASA`, `IKEA`, `VAT`) that the corpus's English lacks, or of 3 letters at least that the
   corpus writes in capitals on both sides (`FBI`, `USA`; `OK` and `TV` are as often words);
 - an acronym, code or word with a capital inside with the number typed after it, whole (`BA 2490`, `iPhone 15`).
@@ -20,7 +29,9 @@ import re
 
 from attention_lab.data.cleaning import clean
 from attention_lab.data.corpus_words import CorpusWords
-from attention_lab.text.casing import TITLES, casing
+from attention_lab.inference.number_values import ENGLISH_WORDS
+from attention_lab.text.casing import DETERMINERS, JOINING, TITLES, casing
+from attention_lab.text.names import _CLAUSE, _beside_a_number
 from attention_lab.text.sentences import split
 
 # A word, hyphenated or not, its possessive apart (`Nando's`); not inside an address (`x@Y`, `e.Mail`).
@@ -30,7 +41,16 @@ _INNER_CAPITAL = re.compile(r"[a-z]+[A-Z][A-Za-z]*|[A-Z][a-z]+[A-Z][A-Za-z]*")  
 ACRONYM = re.compile(r"[A-Z]{2,}")
 _NUMBER_AFTER = re.compile(r" (?P<number>[0-9]+)(?![\w,:/-]|[.,][0-9])")  # `BA 2490`; not `UN 3.5`
 _CURRENCY_BEFORE = re.compile(r"[$€£¥] ?$")  # `$4B` is an amount
-SHORTACRONYM = 2  # `OK`, `TV`, `ID`: the corpus writes them in capitals and translates them
+SHORT_ACRONYM = 2  # `OK`, `TV`, `ID`: the corpus writes them in capitals and translates them
+# The capitalised words typed against a word, one space apart, a possessive between (`Rose's Bakery`): its run.
+_BEFORE = re.compile(r"(?<![\w'’.@/-])(?P<word>[A-Z][a-z]+(?:-[A-Z][a-z]+)*)(?P<tail>['’]s)? $")
+_AFTER = re.compile(r"(?:['’]s)? (?P<word>[A-Z][a-z]+(?:-[A-Z][a-z]+)*)(?![\w@/-]|\.\w)")
+_DETERMINER = re.compile(rf"\b(?i:{'|'.join(DETERMINERS)}) $")
+# Words that `'s` follows as a verb (`It's`, `That's`, `Let's`) or that a day is said by (`Today's`): at a clause's
+# start, their `'s` marks no name.
+CONTRACTING = frozenset("it that this what who where when why how there here he she let one all mine yours hers ours "
+                        "theirs everyone everybody everything someone somebody something nobody nothing anyone anybody "
+                        "anything today tonight tomorrow yesterday now".split())
 
 
 def asked_names(source: str, words: CorpusWords | None) -> list[str]:
@@ -55,11 +75,11 @@ def asked_names(source: str, words: CorpusWords | None) -> list[str]:
 def _is_name(word: str, sentence: str, start: int, case: str, words: CorpusWords) -> bool:
     """Whether `word`, at `start` in `sentence` of casing `case`, is a name by the corpus's `words` (module doc)."""
     parts = word.lower().split("-")
-    unknown = any(part not in words.source for part in parts)
+    unknown = _unknown(word, words)
     both = all(part in words.target for part in parts)
     if ACRONYM.fullmatch(word):
         return not set(word) <= set("IVX") and (unknown or (
-            len(word) > SHORTACRONYM and both and word in words.cased))
+            len(word) > SHORT_ACRONYM and both and word in words.cased))
     titled = all(part[:1].isupper() and part[1:].islower() for part in word.split("-"))
     if not (titled or _INNER_CAPITAL.fullmatch(word)) or word.lower() in TITLES:
         return False
@@ -67,6 +87,57 @@ def _is_name(word: str, sentence: str, start: int, case: str, words: CorpusWords
         return True
     if words.cased:
         return both and all(part in words.forms and words.forms[part] == typed
-                            for part, typed in zip(parts, word.split("-")))
+                            for part, typed in zip(parts, word.split("-"))) or (
+            titled and case in ("as written", "lower") and _marked(word, sentence, start, words))
     return both and case == "as written" and bool(sentence[:start].strip(" \"'«“‘([{"))
 
+
+def _unknown(word: str, words: CorpusWords) -> bool:
+    """Whether the corpus's English lacks `word` or a part of it (`Jean-Luc`)."""
+    return any(part not in words.source for part in word.lower().split("-"))
+
+
+def _small(word: str, words: CorpusWords) -> bool:
+    """Whether the corpus writes `word` (capitalised, perhaps hyphenated) in small letters nearly always: known, and
+    capitalised in fewer than 1 of 20 of its uses inside a sentence (`CorpusWords.capitalised`)."""
+    parts = word.lower().split("-")
+    return all(part in words.source and part not in words.capitalised for part in parts)
+
+
+def _marked(word: str, sentence: str, start: int, words: CorpusWords) -> bool:
+    """Whether `word`, capitalised at `start` in `sentence` (typed as written, not in Title Case) and known to the
+    corpus's `words`, is a name by the line's marks (module doc)."""
+    end, small = start + len(word), word.lower()
+    if small in TITLES | DETERMINERS | JOINING or small in ENGLISH_WORDS or _beside_a_number(sentence, start, end):
+        return False  # a title, a word of grammar or a number (`in The Guardian`, `Lesson Two`), a label (`Gate 12`)
+    if _opens(sentence, start):
+        return sentence[end : end + 2] in ("'s", "’s") and _small(word, words) and small not in CONTRACTING
+    run = _run(sentence, start, words)
+    if _DETERMINER.search(sentence, 0, run[0][0]):  # `the Mayor`, `the Winter Olympics`: a title or an institution's
+        return any(_unknown(part, words) for _, part in run) and run[-1][0] != start and word not in words.cased
+    if len(run) == 1:
+        return _small(word, words)
+    if run[-1][0] == start or any(f"{a} {b}".lower() in words.phrases for (_, a), (_, b) in zip(run, run[1:])):
+        return False  # a run's last word names what it is (`Station`, `Bakery`), which French translates
+    return word not in words.cased and any(_unknown(part, words) or _small(part, words) for _, part in run)
+
+
+def _opens(sentence: str, start: int) -> bool:
+    """Whether the word at `start` in `sentence` begins a clause: its capital is the place's."""
+    return not sentence[:start].strip(" \"'«“‘([{") or _CLAUSE.search(sentence, max(0, start - 3), start) is not None
+
+
+def _run(sentence: str, start: int, words: CorpusWords) -> list[tuple[int, str]]:
+    """The capitalised words typed one space apart around the word at `start` in `sentence` (a possessive between:
+    `Rose's Bakery`), each by its start; not a word the corpus writes small that begins a clause without a possessive,
+    whose capital is the place's (`Ask Summer`, `Dear Grace`; not `Valentine's Day`, `Christmas Day`)."""
+    run, at = [], start
+    while before := _BEFORE.search(sentence, 0, at):
+        if _opens(sentence, before.start()) and _small(before["word"], words) and not before["tail"]:
+            break
+        at = before.start()
+        run.insert(0, (at, before["word"]))
+    run.append((start, _WORD.match(sentence, start)["word"]))
+    while after := _AFTER.match(sentence, run[-1][0] + len(run[-1][1])):
+        run.append((after.start("word"), after["word"]))
+    return run
