@@ -218,6 +218,10 @@ def test_a_name_written_as_typed_or_in_a_french_form_is_not_flagged(source, outp
     ("Take it to Frank's Garage.", "Emmène-la au garage.", ("Frank",)),  # a run's first words
     ("We ate at the Golden Dragon.", "Nous avons mangé au Dragon.", ("Golden",)),  # after an article, a word it lacks
     ("It is near Central Station.", "C'est près de la gare.", ("Central",)),
+    ("The UN will vote.", "Un vote aura lieu.", ("UN",)),  # an acronym after an article; `Un` is a French word
+    ("The WHO says so.", "Qui le dit.", ("WHO",)),
+    ("He moved to the US.", "Il nous a quittés.", ("US",)),
+    ("Our IT team called.", "Notre équipe a appelé.", ("IT",)),  # a pronoun after a possessive
 ])
 def test_a_known_word_the_line_marks_as_a_name_is_asked_for(source, output, missing):
     assert check(source, output, words=COUNTED).missing_names == missing
@@ -236,6 +240,11 @@ def test_a_known_word_the_line_marks_as_a_name_is_asked_for(source, output, miss
     ("I read it in The Guardian.", "Je l'ai lu dans le Guardian."),  # a word of grammar
     ("Lesson Two is here.", "La leçon deux est là."),  # a number
     ("Meet me at Gate 12.", "Retrouve-moi porte 12."),  # a label beside a number
+    ("The UN and the WHO met.", "L'ONU et l'OMS se sont réunies."),  # a word of the corpus's French; an acronym
+    ("Ask the HR team.", "Demande à l'équipe des ressources humaines."),  # spelt out
+    ("He moved to the US.", "Il est parti aux É.-U."),  # with its stops
+    ("Turn off the TV.", "Éteins la télé."),  # an acronym the corpus writes in capitals and translates
+    ("You are the BEST.", "Tu es le meilleur."),  # a word in capitals longer than an acronym
 ])
 def test_a_known_word_not_marked_or_written_in_a_french_form_is_not_flagged(source, output):
     assert not check(source, output, words=COUNTED).missing_names

@@ -100,7 +100,8 @@ def main() -> None:
     print(f"| **flagged** | {len(rows)} | {share(sum(scoped[i] for i in rows), len(rows))} |")
     groups = list(dict.fromkeys(probe[4] for probe in probes if probe[4] != "-"))
     if groups:
-        print("\n| group | lines | lost one: flagged (recall) | flagged: lost one (precision) |\n| --- | --- | --- | --- |")
+        print("\n| group | lines | lost one: flagged (recall) | flagged: lost one (precision) |\n"
+              "| --- | --- | --- | --- |")
     for group in groups:
         rows = [i for i, probe in enumerate(probes) if probe[4] == group]
         lost_rows, flagged_rows = [i for i in rows if scoped[i]], [i for i in rows if flagged[i]]

@@ -1,12 +1,14 @@
 """Whether a translation writes the names its source asks for (inference/check_names.py), for the check after writing
 (inference/check.py).
 
-A name is written as a whole word, case and accents aside (an acronym not as a small word of the corpus's French:
-`eu` is no `EU`), or, but for a code, in a French form like it: its first three letters, LIKENESS, and a word of the
-corpus's French or the name with a gender ending (`Japon`, `Londres`, `nigériane`; `Keni` for `Kenji` is a garble);
-a month or a weekday also as its French name (`May`: `mai`). An acronym is also written as a French name the source
-lacks, one for each: an acronym of its letters (`UE`, `OTAN`) or a word of the corpus's French in capitals or
-capitalised inside a sentence (`ONU`, `TVA`, `États-Unis`, `Royaume-Uni`; `UNB` for `UNESCO` is a garble).
+A name is written as a whole word, case and accents aside (an acronym as below), or, but for a code, in a French
+form like it: its first three letters, LIKENESS, and a word of the corpus's French or the name with a gender ending
+(`Japon`, `Londres`, `nigériane`; `Keni` for `Kenji` is a garble); a month or a weekday also as its French name
+(`May`: `mai`). An acronym is written in capitals, or in another case where it is no word of the corpus's French
+(`Nasa`; `eu` and `Un` are no `EU`, `UN`); or spelt out, its letters in any order (`ressources humaines` for `HR`,
+`Nations unies` for `UN`); or as a French name the source lacks, one for each: a word of the corpus's French in
+capitals or capitalised inside a sentence (`ONU`, `TVA`, `États-Unis`, `Royaume-Uni`) or an acronym, its stops too
+(`UE`, `OTAN`, `OMS` for `WHO`, `É.-U.`), but one begun with its first two letters, a garble (`UNB` for `UNESCO`).
 """
 
 from __future__ import annotations
@@ -21,8 +23,10 @@ from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.inference.check_names import ACRONYM
 from attention_lab.text.names import LIKENESS, made_french
 
-_OUTPUT_NAME = re.compile(r"(?<![\w-])[^\W\d_]{2,}(?:-[^\W\d_]+)*")  # `ONU`, `États-Unis`, when capitalised
+# `ONU`, `États-Unis`, when capitalised; an acronym with its stops (`É.-U.`, `F.B.I.`)
+_OUTPUT_NAME = re.compile(r"(?<![\w-])(?:(?:[^\W\d_]\.-?){2,}|[^\W\d_]{2,}(?:-[^\W\d_]+)*)")
 TITLE_LETTERS = 4  # a capitalised French form has 4 letters at least: not a title (`Mme`)
+SPELT = 4  # letters of a word that spells an acronym out: not an article (`des`), whose first letter is chance
 CALENDAR = {english.lower(): french for english, french in DAYS + MONTHS}  # `may` -> `mai`
 
 
@@ -60,6 +64,8 @@ def missing_names(source: str, output: str, names: Sequence[str], words: CorpusW
                 not re.search(r"[0-9]", name) and like(output, name, words)) or (
                 name.lower() in CALENDAR and writes(output, CALENDAR[name.lower()])):
             continue
+        if acronym and _spelt(output, name):
+            continue
         form = next((form for form in forms if acronym and _french_form(form, name, words)), None)
         if form is None:
             missing.append(name)
@@ -70,17 +76,30 @@ def missing_names(source: str, output: str, names: Sequence[str], words: CorpusW
 
 
 def _acronym_written(output: str, acronym: str, words: CorpusWords | None) -> bool:
-    """Whether `output` writes `acronym` as a whole word in any case, but as a small word of the corpus's French."""
+    """Whether `output` writes `acronym` as a whole word, in capitals or in any case but as a word of the corpus's
+    French (`eu` and `Un` are no `EU`, `UN`; `Nasa` is `NASA`)."""
     target = words.target if words else frozenset()
-    return any(match.group() != match.group().lower() or match.group() not in target
+    return any(match.group().isupper() or match.group().lower() not in target
                for match in re.finditer(rf"(?<!\w){re.escape(acronym)}(?!\w)", output, re.IGNORECASE))
+
+
+def _spelt(output: str, acronym: str) -> bool:
+    """Whether `output` spells `acronym` out: words of SPELT letters at least, but for short ones between, whose first
+    letters are its letters in any order (`ressources humaines` for `HR`, `Nations unies` for `UN`)."""
+    initials = "".join(folded(word)[0] for word in re.findall(r"[^\W\d_]+", output) if len(word) >= SPELT)
+    letters = sorted(acronym.lower())
+    return any(sorted(initials[k : k + len(letters)]) == letters for k in range(len(initials) - len(letters) + 1))
 
 
 def _french_form(form: str, acronym: str, words: CorpusWords) -> bool:
     """Whether `form`, a name of the French, may stand for `acronym`: a word of the corpus's French (`ONU`,
-    `États-Unis`) or an acronym of the same letters (`UE` for `EU`, `OTAN` for `NATO`), not a garble (`UNB`)."""
-    return sorted(form) == sorted(acronym) or all(
-        part.lower() in words.target for part in re.findall(r"[^\W\d_]+", form))
+    `États-Unis`) or an acronym (`UE` for `EU`, `OMS` for `WHO`, `É.-U.` for `US`), not a garble of it, another
+    begun with its first two letters (`UNB` for `UNESCO`)."""
+    parts = re.findall(r"[^\W\d_]+", form)
+    letters = "".join(parts)
+    if sorted(letters) == sorted(acronym) or all(part.lower() in words.target for part in parts):
+        return True
+    return letters.isupper() and not folded(letters).startswith(folded(acronym[:2]))
 
 
 def _french_names(source: str, output: str, words: CorpusWords | None) -> list[str]:

@@ -18,7 +18,9 @@ Beyond the names the reading held as placeholders (text/names.py), each sentence
   after an article but in a run with a word the corpus lacks (`the Mayor`, `the Winter Olympics`: titles and
   institutions French translates; `the Golden Dragon`);
 - a word in capitals (`NASA`, `IKEA`, `VAT`) that the corpus's English lacks, or of 3 letters at least that the
-  corpus writes in capitals on both sides (`FBI`, `USA`; `OK` and `TV` are as often words);
+  corpus writes in capitals on both sides (`FBI`, `USA`; `OK` and `TV` are as often words), or that it writes in
+  small letters, of 3 letters at most or a pronoun, after an article or a possessive (`the UN`, `the WHO`, `our IT
+  team`: `_acronym_placed`);
 - an acronym, code or word with a capital inside with the number typed after it, whole (`BA 2490`, `iPhone 15`).
 In a sentence typed in capitals only codes are asked for: its capitals say nothing of names.
 """
@@ -30,7 +32,7 @@ import re
 from attention_lab.data.cleaning import clean
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.inference.number_values import ENGLISH_WORDS
-from attention_lab.text.casing import DETERMINERS, JOINING, TITLES, casing
+from attention_lab.text.casing import ACRONYM_LETTERS, DETERMINERS, JOINING, PRONOUNS, TITLES, casing
 from attention_lab.text.names import _CLAUSE, _beside_a_number
 from attention_lab.text.sentences import split
 
@@ -78,8 +80,8 @@ def _is_name(word: str, sentence: str, start: int, case: str, words: CorpusWords
     unknown = _unknown(word, words)
     both = all(part in words.target for part in parts)
     if ACRONYM.fullmatch(word):
-        return not set(word) <= set("IVX") and (unknown or (
-            len(word) > SHORT_ACRONYM and both and word in words.cased))
+        return not set(word) <= set("IVX") and (unknown or len(word) > SHORT_ACRONYM and both and word in words.cased
+                                               or _acronym_placed(word, sentence, start, words))
     titled = all(part[:1].isupper() and part[1:].islower() for part in word.split("-"))
     if not (titled or _INNER_CAPITAL.fullmatch(word)) or word.lower() in TITLES:
         return False
@@ -90,6 +92,15 @@ def _is_name(word: str, sentence: str, start: int, case: str, words: CorpusWords
                             for part, typed in zip(parts, word.split("-"))) or (
             titled and case in ("as written", "lower") and _marked(word, sentence, start, words))
     return both and case == "as written" and bool(sentence[:start].strip(" \"'«“‘([{"))
+
+
+def _acronym_placed(word: str, sentence: str, start: int, words: CorpusWords) -> bool:
+    """Whether `word`, typed in capitals at `start` in `sentence` (not typed all in capitals), a word the corpus writes
+    in small letters, is an acronym by its place: of ACRONYM_LETTERS at most or a pronoun after an article or a
+    possessive (`the UN`, `the WHO`, `our IT team`: a pronoun takes none); not one the corpus writes in capitals and
+    translates as a word (`the TV`, `your ID`: `CorpusWords.cased`)."""
+    return word not in words.cased and _DETERMINER.search(sentence, 0, start) is not None and (
+        len(word) <= ACRONYM_LETTERS or word.lower() in PRONOUNS)
 
 
 def _unknown(word: str, words: CorpusWords) -> bool:
