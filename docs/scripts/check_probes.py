@@ -6,7 +6,8 @@ one (precision); the same for units typed beside a number, apart (docs/trust.md:
 
 docs/data/check-probes.tsv was written before the check's rules for names, codes, runs of digits, scales, number
 words and units; docs/data/check-heldout.tsv after them, on other lines, to measure them; docs/data/check-names.tsv
-before its rules for names of words the corpus knows, acronyms that are words and names French writes otherwise.
+before its rules for names of words the corpus knows, acronyms that are words and names French writes otherwise,
+docs/data/check-names-heldout.tsv after them.
 
 The probes: a header line, then `origin<TAB>english<TAB>french<TAB>lost`, and a fifth column `group` where the header
 names it; `origin` is the model file that wrote the French (`rnn`, `tf`) or `hand`; `lost` is `-` or items `kind:span`
