@@ -11,9 +11,9 @@ Beyond the names the reading held as placeholders (text/names.py), each sentence
 - a capitalised word the corpus knows but writes in small letters nearly always (`CorpusWords.capitalised`) where
   the line, typed as written, marks it as a name (`_marked`): alone inside a clause (`Tell Bill`, `Hi May`); the
   words but the last of a run of capitals with such a word or one the corpus lacks, the last naming what it is,
-  which French translates (`Golden Dragon`, `Central Station`, `Frank's Garage`, `Baker Street`); at a clause's start,
-  with a possessive (`Grace's tip`; not a word `'s` follows as a verb, `It's`, `Today's`: CONTRACTING). Not a title,
-  a word of grammar or a number (`in The Guardian`, `Lesson Two`), a month beside a number or a word beside one
+  which French translates (`Golden Dragon`, `Central Station`, `Frank's Garage`, `Baker Street`); never at a clause's
+  start, a possessive after it or not (`Grace's tip` as `Life's too short`, `Today's menu`). Not a title, a word of
+  grammar or a number (`in The Guardian`, `Lesson Two`), a month beside a number or a word beside one
   (`3 May`, `Gate 12`), a run the corpus writes as a name (`White House`: its French is the model's to know), nor
   after an article but in a run with a word the corpus lacks (`the Mayor`, `the Winter Olympics`: titles and
   institutions French translates; `the Golden Dragon`);
@@ -48,11 +48,6 @@ SHORT_ACRONYM = 2  # `OK`, `TV`, `ID`: the corpus writes them in capitals and tr
 _BEFORE = re.compile(r"(?<![\w'’.@/-])(?P<word>[A-Z][a-z]+(?:-[A-Z][a-z]+)*)(?P<tail>['’]s)? $")
 _AFTER = re.compile(r"(?:['’]s)? (?P<word>[A-Z][a-z]+(?:-[A-Z][a-z]+)*)(?![\w@/-]|\.\w)")
 _DETERMINER = re.compile(rf"\b(?i:{'|'.join(DETERMINERS)}) $")
-# Words that `'s` follows as a verb (`It's`, `That's`, `Let's`) or that a day is said by (`Today's`): at a clause's
-# start, their `'s` marks no name.
-CONTRACTING = frozenset("it that this what who where when why how there here he she let one all mine yours hers ours "
-                        "theirs everyone everybody everything someone somebody something nobody nothing anyone anybody "
-                        "anything today tonight tomorrow yesterday now".split())
 
 
 def asked_names(source: str, words: CorpusWords | None) -> list[str]:
@@ -121,8 +116,8 @@ def _marked(word: str, sentence: str, start: int, words: CorpusWords) -> bool:
     end, small = start + len(word), word.lower()
     if small in TITLES | DETERMINERS | JOINING or small in ENGLISH_WORDS or _beside_a_number(sentence, start, end):
         return False  # a title, a word of grammar or a number (`in The Guardian`, `Lesson Two`), a label (`Gate 12`)
-    if _opens(sentence, start):
-        return sentence[end : end + 2] in ("'s", "’s") and _small(word, words) and small not in CONTRACTING
+    if _opens(sentence, start):  # its capital is the place's; with a possessive too (`Grace's`, but `Life's too short`)
+        return False
     run = _run(sentence, start, words)
     if _DETERMINER.search(sentence, 0, run[0][0]):  # `the Mayor`, `the Winter Olympics`: a title or an institution's
         return any(_unknown(part, words) for _, part in run) and run[-1][0] != start and word not in words.cased
