@@ -6,9 +6,11 @@
   `deux`, `$1.2M` `1,2 million`, `9¾` `9,75`), or digit groups typed apart that it does not write in one run
   (`020 7946 0958`): inference/number_values.py;
 - `added_numbers`: a number the French writes, in digits or words (`vingt`, `onze heures`), that the source lacks;
-- `missing_names`: a name the French does not write, as typed or in a French form (`Genève`, `ONU`): one read as a
-  placeholder (text/names.py), a code (`Q3`, `B12`), a word in capitals or capitalised that the corpus lacks or writes
-  as a name on both sides (`NASA`, `Seville`, `Boston`): inference/check_names.py, check_forms.py;
+- `missing_names`: a name the French does not write, as typed or in a French form (`Japon`, `ONU`, `OMS`): one read
+  as a placeholder (text/names.py), a code (`Q3`, `B12`), a word in capitals or capitalised that the corpus lacks or
+  writes as a name on both sides (`NASA`, `Seville`, `Boston`), a word it writes small that the line marks as a name
+  (`Tell Bill`, `Golden Dragon`), an acronym that is a word after an article (`the UN`): inference/check_names.py,
+  check_forms.py;
 - `missing_carried`: text carried around the model (text/symbols.py) that the French lacks;
 - `missing_terms`: a glossary's term the French does not write (text/glossary.py);
 - `placeholders`: a placeholder left in the French, alone or glued to letters (text/protect.py);
