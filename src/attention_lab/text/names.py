@@ -201,8 +201,10 @@ def names_written(source: str, pieces: Sequence[str], attention: np.ndarray, src
             continue
         garbled = match["core"]
         # A placeholder with letters glued on (`TomVIII`, `Tomok`) is no garble: `protect.unglued` sets the model's
-        # letters apart and the name goes back in the placeholder's place, both kept.
-        if name in PLACEHOLDERS and garbled.startswith(name):
+        # letters apart and the name goes back in the placeholder's place, both kept. But for `Tom's` the `s` of
+        # `Toms` is the English possessive, which French does not write.
+        possessive = re.search(r"['’]s$", typed[k].strip(_MARKS)) is not None
+        if name in PLACEHOLDERS and garbled.startswith(name) and not (possessive and garbled[len(name):] == "s"):
             continue
         if garbled.lower() in words.target or garbled[0].lower() != name[0].lower() or \
                 SequenceMatcher(None, garbled.lower(), name.lower()).ratio() < LIKENESS or made_french(name, garbled):
