@@ -29,7 +29,7 @@ from sacrebleu.significance import PairedTest
 from attention_lab.bench.machine import machine
 from attention_lab.data.splits import load_split, references
 from attention_lab.errors import UserError, run_main
-from attention_lab.evaluation.bleu import _reference_streams
+from attention_lab.evaluation.bleu import reference_streams
 from attention_lab.inference.translator import SearchParams, Translator
 from attention_lab.model.precision import native_bf16_cpu
 
@@ -56,7 +56,7 @@ def timed_outputs(translator: Translator, sources: list[str], search: SearchPara
 def paired_bootstrap(texts: dict[str, list[str]], refs: list[list[str]]) -> dict[str, list]:
     """Per metric ("BLEU", "chrF"): sacrebleu's `Result` (score, ci, p_value) for each precision, float32 first."""
     metrics = {"BLEU": sacrebleu.BLEU(tokenize="13a", lowercase=True), "chrF": sacrebleu.CHRF()}
-    test = PairedTest([(choice, texts[choice]) for choice in PRECISIONS], metrics, _reference_streams(refs),
+    test = PairedTest([(choice, texts[choice]) for choice in PRECISIONS], metrics, reference_streams(refs),
                       test_type="bs", n_samples=1000)
     _, results = test()  # keyed by the scores' own names ("chrF2"), in the metrics' order after "System"
     return dict(zip(metrics, list(results.values())[1:]))

@@ -35,7 +35,7 @@ def d2l_bleu(pred: str, label: str, k: int = 2) -> float:
     return score
 
 
-def _reference_streams(refs: Sequence[Sequence[str]]) -> list[list[str | None]]:
+def reference_streams(refs: Sequence[Sequence[str]]) -> list[list[str | None]]:
     """Per-source reference lists -> sacrebleu's streams, `None` where a source has fewer."""
     width = max((len(r) for r in refs), default=0)
     return [[r[i] if i < len(r) else None for r in refs] for i in range(width)]
@@ -50,7 +50,7 @@ def corpus_scores(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> dict:
     """
     bleu, cased = sacrebleu.BLEU(tokenize="13a", lowercase=True), sacrebleu.BLEU(tokenize="13a")
     chrf = sacrebleu.CHRF()
-    streams = _reference_streams(refs)
+    streams = reference_streams(refs)
     multi = bleu.corpus_score(list(hyps), streams)
     single = sacrebleu.BLEU(tokenize="13a", lowercase=True).corpus_score(list(hyps), [[r[0] for r in refs]])
     return {"bleu": round(multi.score, 3), "bleu_single_ref": round(single.score, 3),
@@ -72,7 +72,7 @@ def sentence_chrf(hyp: str, refs: Sequence[str]) -> float:
 def bleu_statistics(hyps: Sequence[str], refs: Sequence[Sequence[str]]) -> list[int]:
     """BLEU's sufficient statistics (output length, reference length, 4 n-gram match counts, 4
     n-gram totals): they add up over batches and processes to those of the whole corpus."""
-    score = sacrebleu.BLEU(tokenize="13a", lowercase=True).corpus_score(list(hyps), _reference_streams(refs))
+    score = sacrebleu.BLEU(tokenize="13a", lowercase=True).corpus_score(list(hyps), reference_streams(refs))
     return [score.sys_len, score.ref_len, *score.counts, *score.totals]
 
 

@@ -33,7 +33,7 @@ from attention_lab.data.cleaning import clean
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.inference.number_values import ENGLISH_WORDS
 from attention_lab.text.casing import ACRONYM_LETTERS, DETERMINERS, JOINING, PRONOUNS, TITLES, casing
-from attention_lab.text.names import _CLAUSE, _beside_a_number
+from attention_lab.text.names import CLAUSE, beside_a_number
 from attention_lab.text.sentences import split
 
 # A word, hyphenated or not, its possessive apart (`Nando's`); not inside an address (`x@Y`, `e.Mail`).
@@ -114,7 +114,7 @@ def _marked(word: str, sentence: str, start: int, words: CorpusWords) -> bool:
     """Whether `word`, capitalised at `start` in `sentence` (typed as written, not in Title Case) and known to the
     corpus's `words`, is a name by the line's marks (module doc)."""
     end, small = start + len(word), word.lower()
-    if small in TITLES | DETERMINERS | JOINING or small in ENGLISH_WORDS or _beside_a_number(sentence, start, end):
+    if small in TITLES | DETERMINERS | JOINING or small in ENGLISH_WORDS or beside_a_number(sentence, start, end):
         return False  # a title, a word of grammar or a number (`in The Guardian`, `Lesson Two`), a label (`Gate 12`)
     if _opens(sentence, start):  # its capital is the place's; with a possessive too (`Grace's`, but `Life's too short`)
         return False
@@ -130,7 +130,7 @@ def _marked(word: str, sentence: str, start: int, words: CorpusWords) -> bool:
 
 def _opens(sentence: str, start: int) -> bool:
     """Whether the word at `start` in `sentence` begins a clause: its capital is the place's."""
-    return not sentence[:start].strip(" \"'«“‘([{") or _CLAUSE.search(sentence, max(0, start - 3), start) is not None
+    return not sentence[:start].strip(" \"'«“‘([{") or CLAUSE.search(sentence, max(0, start - 3), start) is not None
 
 
 def _run(sentence: str, start: int, words: CorpusWords) -> list[tuple[int, str]]:

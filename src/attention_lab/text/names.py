@@ -41,7 +41,7 @@ _ELIDING = re.compile(r"\b(?P<word>[dDlLjJmMtTsSnN]e|[qQ]ue|[lL]a) $")  # `de Em
 _VOWELS = "AEIOUYÀÂÉÈÊËÎÏÔÛÙÜ"
 # What begins a clause, before a word: its capital says nothing (`Note: Stir well.`, `"Stop," he said.`); a quote
 # or bracket opens one only against the word (`"Yes," Will said.`: after a closing quote, Will is a name).
-_CLAUSE = re.compile(r"(?:^|[.!?:;…–—-]\s*|«\s*|[\"“(\[‘'])$")
+CLAUSE = re.compile(r"(?:^|[.!?:;…–—-]\s*|«\s*|[\"“(\[‘'])$")
 
 # A number, the word before a word or the word after it: a unit's or a label's place (`2 TB`, `Gate 12`, `SEK 120`),
 # glued letters too (`5th`); not one a mark ends (`In 2019, Siobhan won.`).
@@ -70,7 +70,7 @@ def _is_name(core: str, sentence: str, start: int, clause: bool, after_title: bo
     small = core.lower()
     if all(map(acronym, parts)):  # carried as typed, a code beside a number too (`SEK 120`): the model cannot read it
         return small not in words.source
-    if not _capitalised(parts) or _beside_a_number(sentence, start, start + len(core)):
+    if not _capitalised(parts) or beside_a_number(sentence, start, start + len(core)):
         return False
     if clause:  # a capital its place explains: a name only as the sentence's subject
         return _new_word(core, words) and _SUBJECT.match(sentence, start + len(core)) is not None
@@ -81,7 +81,7 @@ def _is_name(core: str, sentence: str, start: int, clause: bool, after_title: bo
     return _NATIONALITY.fullmatch(core) is None
 
 
-def _beside_a_number(sentence: str, start: int, end: int) -> bool:
+def beside_a_number(sentence: str, start: int, end: int) -> bool:
     """Whether the word at `start:end` in `sentence` is right after or before a number: a unit's or a label's place."""
     return _NUMBER_BEFORE.search(sentence, max(0, start - 40), start) is not None or \
         _NUMBER_AFTER.match(sentence, end) is not None
@@ -97,7 +97,7 @@ def _opens_a_run(core: str, sentence: str, start: int, words: CorpusWords) -> bo
     """Whether the word `core` at `start`, at a clause's start, is a name if a name follows it (`Siobhan Okafor`):
     capitalised, new to the corpus (`_new_word`), beside no number."""
     return _capitalised(core.split("-")) and core not in PLACEHOLDERS and _new_word(core, words) and \
-        not _beside_a_number(sentence, start, start + len(core))
+        not beside_a_number(sentence, start, start + len(core))
 
 
 _BEFORE = re.compile(r"(?:^|(?<=\s))([^\W\d_]+)(?:['’]s)?\s$")  # the word before, a possessive too: `Mother's Day`
@@ -112,7 +112,7 @@ def _beside_a_word(sentence: str, start: int, end: int, known: frozenset[str]) -
     before = _BEFORE.search(sentence, max(0, start - 40), start)
     after = _AFTER.match(sentence, end)
     return any(word[0].isupper() and word.lower() in known for word in (
-        before and not _CLAUSE.search(sentence, max(0, before.start() - 3), before.start()) and before[1],
+        before and not CLAUSE.search(sentence, max(0, before.start() - 3), before.start()) and before[1],
         after and after[1]) if word)
 
 
@@ -133,7 +133,7 @@ def placeheld(sentence: str, words: CorpusWords, defined: frozenset[str] = froze
         while end and sentence[end - 1].isspace():
             end -= 1
         title = sentence[sentence.rfind(" ", 0, end) + 1 : end].lower().rstrip(".") in TITLES
-        clause = start == first or _CLAUSE.search(sentence, max(0, start - 3), start) is not None
+        clause = start == first or CLAUSE.search(sentence, max(0, start - 3), start) is not None
         if small_first and start == first or core.lower() in defined or \
                 not _is_name(core, sentence, start, clause, title, words):
             opening = match if clause and not (small_first and start == first) and not match["tail"] and \
