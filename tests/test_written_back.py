@@ -117,11 +117,13 @@ def glue_after_placeholders(pieces, sentence):
 @settings(max_examples=60, deadline=None)
 @given(NAME, st.sampled_from(["ok", "VIII", "IIIIIII", "cat", "s"]))
 @example("Henry", "VIII")
+@example("Toma", "ok")
 def test_a_placeholder_the_model_glued_to_letters_is_written_as_its_name(name, after):
     # The letters glued on (`TomVIII`, `TomIIIIIII`, `Tomok`) are the model's own and follow the name: none is lost.
     out = written(f"We see {name} {after} now.", glue_after_placeholders)
-    assert out == f"We see {name} {after} now." and not any(leaked(out, p, WORDS.target, "We see now")
-                                                             for p in PLACEHOLDERS), out
+    # Equality is the whole claim: a placeholder left in (`Tomok`) or a letter lost differs from the line typed,
+    # and a name that begins with a placeholder (`Toma`) is the user's own word, not a leak.
+    assert out == f"We see {name} {after} now.", out
 
 
 def test_a_french_word_or_a_source_word_that_begins_with_a_placeholder_is_no_glued_placeholder():
@@ -134,6 +136,7 @@ def test_a_french_word_or_a_source_word_that_begins_with_a_placeholder_is_no_glu
 @settings(max_examples=60, deadline=None)
 @given(NAME, st.sampled_from(["ok", "cat", "s", "VIII"]))
 @example("Henry", "VIII")
+@example("Toma", "ok")
 @example("Lol", "ok")
 def test_a_placeholder_glued_to_letters_at_the_lines_start_is_written_apart_from_them(name, after):
     # At a line's start the placeholder is a corpus word, no garbled name, so ungluing alone writes `Tomok` as the
