@@ -9,12 +9,19 @@ from functools import partial
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 sys.path.insert(0, str(Path(__file__).parent))  # corpus_factory
 # Every process a test starts (the CLI, a stage, a served model) computes on one thread, as the tests' own
 # do (`_one_thread`): torch's OpenMP threads spin while they wait, and two of them in a process on a 2-core
 # machine the other xdist worker keeps busy doubled its CPU time (tests/test_cli.py: 190 s of CPU, 144 s on one).
 os.environ["OMP_NUM_THREADS"] = "1"
+
+# The property tests draw the same examples on every run, as every other test is seeded: a suite that passes
+# passes again on the same code. `HYPOTHESIS_PROFILE=explore` draws fresh ones to look for new failures.
+settings.register_profile("seeded", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "seeded"))
 
 REPO = Path(__file__).resolve().parent.parent
 # The tiny corpus' settings shared by the trained-model fixture and the end-to-end pipeline tests.
