@@ -14,7 +14,7 @@ from attention_lab.inference.number_constraint import NumberConstraint
 from attention_lab.inference.translator import SearchParams, Translator
 from attention_lab.text import steps
 from attention_lab.text.casing import TITLES, english
-from attention_lab.text.names import PLACEHOLDERS, names_back, placeheld
+from attention_lab.text.names import PLACEHOLDERS, codes, names_back, placeheld
 from attention_lab.text.number_forms import french_form
 from attention_lab.text.record import Context, Draft
 
@@ -130,7 +130,28 @@ def test_a_word_right_before_or_after_a_number_is_a_label_or_a_unit_not_a_name(w
                  f"I saw {word} #{number}."):
         assert placeheld(line, WORDS)[1] == ()  # `Gate 12`, `2 TB`: French translates the label
     assert placeheld(f"I saw {word}, {number} cats.", WORDS)[1] == (("Tom", word),)  # a mark between
-    assert placeheld(f"I saw SEK {number}.", WORDS)[1] == (("Tom", "SEK"),)  # a code the model cannot read
+    for line in (f"I saw SEK {number}.", f"I saw {number} GB."):  # a code, carried as typed (test_written_back.py)
+        code = "SEK" if "SEK" in line else "GB"
+        assert placeheld(line, WORDS)[1] == () and [line[a:b] for a, b in codes(WORDS)(line)] == [code]
+    assert placeheld("I saw SEK.", WORDS)[1] == (("Tom", "SEK"),) and codes(WORDS)("I saw SEK.") == []
+
+
+@settings(max_examples=30, deadline=None)
+@given(name=NAME)
+def test_a_short_word_with_a_stop_inside_the_sentence_is_an_abbreviation_not_a_name(name):
+    short = name[:3]  # `Co.`, `Ltd.`
+    assume(short not in PLACEHOLDERS and not english(short.lower(), WORDS.source))
+    assert [held for _, held in placeheld(f"I saw {short}. Hill and {name}.", WORDS)[1]] == [name]
+    assert placeheld(f"I saw {short}.", WORDS)[1] == (("Tom", short),)  # a stop that ends the sentence
+
+
+@settings(max_examples=30, deadline=None)
+@given(name=NAME, article=st.sampled_from(["A", "The", "Our"]))
+def test_in_title_case_a_word_after_an_article_is_read_as_typed(name, article):
+    line = f"I met {article.lower()} {name} with cats."  # as the casing reads `I Met A Rover With Cats`
+    assert placeheld(line, WORDS, title_case=True)[1] == ()  # `How NASA Landed A Rover`: a thing more often
+    assert placeheld(line, WORDS)[1] == (("Tom", name),)  # typed so in a sentence, the capital is the writer's
+    assert placeheld(f"I met {name} with cats.", WORDS, title_case=True)[1] == (("Tom", name),)
 NUMBER = st.one_of(st.integers(0, 10**7).map(lambda n: f"{n:,}"),
                    st.tuples(st.integers(0, 9999), st.integers(0, 99)).map(lambda p: f"{p[0]:,}.{p[1]:02d}"))
 SYMBOL = st.sampled_from(["🐱", "♥", "👍🏽", "🇫🇷", "東京"])

@@ -85,6 +85,15 @@ def test_a_run_glued_to_a_number_goes_back_to_that_number_wherever_attention_poi
     assert place([Carried("-", 2, False, True)]) == "il est -9, ici."
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(["GB", "CHF", "SEK", "MB"]), st.integers(0, 9999), st.sampled_from(LOWER))
+def test_a_copying_model_gives_back_a_code_beside_a_number_as_typed_and_in_place(code, number, word):
+    for line in (f"We see {code} {number} {word}.", f"We see {number} {code}, {word}.", f"We see {number} {code}."):
+        read = []
+        assert written(line, lambda pieces, sentence: read.append(sentence.text) or pieces) == line
+        assert code not in "".join(read) and not any(p in "".join(read) for p in PLACEHOLDERS), read  # carried
+
+
 def test_a_phone_number_is_carried_with_its_plus():
     assert take_out("Call +44 20 7946 0958 now.", str.isascii) == (
         "Call now.", (Carried("+44 20 7946 0958", 1, False, False),))

@@ -3,33 +3,34 @@ the model copies and written back in its place (placeholding: Crego et al. 2016,
 et al. 2019, "An Exploration of Placeholding in NMT"); a name the model garbled is written back as typed.
 
 A run of names is read as `Tom`, then `Mary`, then `John` (those the sentence lacks), which the search must write
-(inference/number_constraint.py), and written back as the run typed, elided before a vowel (`d'Emma`). A word is held
-only on the line's evidence, since one held that is no name comes out in English inside the French: a capitalised
-word the corpus does not know inside a clause, where its capital is the writer's (`I met Siobhan.`), not a
-nationality (`Nigerian`); a word after a title (`Mr. Hill`); a word the corpus writes in small letters (all but 1
+(inference/number_constraint.py), and written back as the run typed, elided before a vowel (`d'Emma`). A word is
+held only on the line's evidence, since one held that is no name comes out in English inside the French: a
+capitalised word the corpus does not know inside a clause, where its capital is the writer's (`I met Siobhan.`), not
+a nationality (`Nigerian`); a word after a title (`Mr. Hill`); a word the corpus writes in small letters (all but 1
 in 20 times inside a sentence, `CorpusWords.capitalised`: not `President`, `Earth`, `March`), capitalised inside a
-clause and alone among capitals (`I met Will.`, not `Will you?` or `City Hall`); an acronym the corpus lacks, beside
-a number too (`NY`, `BBC`, `SEK 120`: text/casing.py), which the model cannot read. At a clause's start a capital
-says nothing: a word there the corpus neither has nor makes (`Ferries`: casing.english) is a name only as the
-subject, an auxiliary or a possessive after it (`Aisha is`, `Aisha can't`, `Aisha's`; not `Drizzle the oil.`), or
-before a name (`Siobhan Okafor called.`, `Henry VIII`); never the first word of a line typed in small letters, whose
-capital is the casing's (`ikr, ...`: `small_first`). Nor is a word right before or after a number, a label's or a
-unit's place (`Gate 12`, `Platform 9`), which French translates (`porte 12`). Those the model reads in context, and
-a name it garbles there is written back as typed where its French is like it (`names_written`).
+clause and alone among capitals (`I met Will.`, not `Will you?` or `City Hall`); an acronym the corpus lacks (`NY`,
+`BBC`: text/casing.py), which the model cannot read, but beside a number, where it is a code carried as typed
+(`SEK 120`, `1.5 GB`: `codes`). At a clause's start a capital says nothing: a word there the corpus neither has nor
+makes (`Ferries`: casing.english) is a name only as the subject, an auxiliary or a possessive after it (`Aisha is`,
+`Aisha can't`, `Aisha's`; not `Drizzle the oil.`), or before a name (`Siobhan Okafor called.`, `Henry VIII`); never
+the first word of a line typed in small letters, whose capital is the casing's (`ikr, ...`: `small_first`). Nor is a
+word right before or after a number, a label's or a unit's place (`Gate 12`, `Platform 9`), which French translates
+(`porte 12`). Those the model reads in context, and a name it garbles there is written back as typed where its
+French is like it (`names_written`).
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from difflib import SequenceMatcher
 
 import numpy as np
 
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.data.tokenizer import Codec
-from attention_lab.text.casing import MONTH, OPENERS, ROMAN, TITLES, acronym, english
+from attention_lab.text.casing import DETERMINERS, MONTH, OPENERS, ROMAN, TITLES, acronym, english
 from attention_lab.text.symbols import CLOSING, output_word_of
 
 LIKENESS = 0.5
@@ -43,6 +44,8 @@ _VOWELS = "AEIOUYÀÂÉÈÊËÎÏÔÛÙÜ"
 # or bracket opens one only against the word (`"Yes," Will said.`: after a closing quote, Will is a name).
 CLAUSE = re.compile(r"(?:^|[.!?:;…–—-]\s*|«\s*|[\"“(\[‘'])$")
 
+ABBREVIATED = 3  # `Co.`, `St.`, `Ltd.`; a title before a name is read as one (`TITLES`)
+_STOP_INSIDE = re.compile(r"\.\s+\S")
 # A number, the word before a word or the word after it: a unit's or a label's place (`2 TB`, `Gate 12`, `SEK 120`),
 # glued letters too (`5th`); not one a mark ends (`In 2019, Siobhan won.`).
 _NUMBER_BEFORE = re.compile(r"(?:^|\s)\W*\d(?:[\d.,]*\d)?[^\W_]*\s$")
@@ -63,13 +66,13 @@ def _is_name(core: str, sentence: str, start: int, clause: bool, after_title: bo
     """Whether the word `core` at `start` in `sentence` is a name, by the evidence of the line (module doc); `clause`:
     it begins a clause, `after_title`: it follows one."""
     parts = core.split("-")
-    if core in PLACEHOLDERS:
-        return False
+    if core in PLACEHOLDERS or len(core) <= ABBREVIATED and _STOP_INSIDE.match(sentence, start + len(core)):
+        return False  # `Grace & Co. Florists`: a short word with a stop inside the sentence is an abbreviation
     if after_title and _capitalised(parts):
         return True
     small = core.lower()
-    if all(map(acronym, parts)):  # carried as typed, a code beside a number too (`SEK 120`): the model cannot read it
-        return small not in words.source
+    if all(map(acronym, parts)):  # held, the model cannot read it; beside a number a code, carried (`codes`)
+        return small not in words.source and not beside_a_number(sentence, start, start + len(core))
     if not _capitalised(parts) or beside_a_number(sentence, start, start + len(core)):
         return False
     if clause:  # a capital its place explains: a name only as the sentence's subject
@@ -85,6 +88,17 @@ def beside_a_number(sentence: str, start: int, end: int) -> bool:
     """Whether the word at `start:end` in `sentence` is right after or before a number: a unit's or a label's place."""
     return _NUMBER_BEFORE.search(sentence, max(0, start - 40), start) is not None or \
         _NUMBER_AFTER.match(sentence, end) is not None
+
+
+_CODE = re.compile(r"(?<![\w'’./@-])[A-Z]{2,}(?![\w'’@/-]|\.\w)")
+
+
+def codes(words: CorpusWords) -> Callable[[str], list[tuple[int, int]]]:
+    """The spans of a sentence's codes: an acronym the corpus lacks right beside a number (`1.5 GB`, `CHF 79`,
+    `350 MB`), carried as typed (text/symbols.py). Held as a name, it read `1.5 Tom`, a person where a unit was;
+    read by the model, it was dropped or garbled (docs/trust.md: The meaning set)."""
+    return lambda text: [match.span() for match in _CODE.finditer(text) if acronym(match.group())
+                         and match.group().lower() not in words.source and beside_a_number(text, *match.span())]
 
 
 def _new_word(core: str, words: CorpusWords) -> bool:
@@ -116,12 +130,14 @@ def _beside_a_word(sentence: str, start: int, end: int, known: frozenset[str]) -
         after and after[1]) if word)
 
 
-def placeheld(sentence: str, words: CorpusWords, defined: frozenset[str] = frozenset(), small_first: bool = False
-              ) -> tuple[str, tuple[tuple[str, str], ...]]:
+def placeheld(sentence: str, words: CorpusWords, defined: frozenset[str] = frozenset(), small_first: bool = False,
+              title_case: bool = False) -> tuple[str, tuple[tuple[str, str], ...]]:
     """`sentence` with each run of names the corpus does not know read as a placeholder, and the
     (placeholder, name) pairs in order; as it is beyond the placeholders the sentence lacks. Words in
     `defined` (lower case: a user's glossary's) are no unknown names. `small_first`: the sentence was typed
-    beginning with a small letter (text/casing.py's `lower`), so its first capital is the casing's, no name's."""
+    beginning with a small letter (text/casing.py's `lower`), so its first capital is the casing's, no name's.
+    `title_case`: it was typed in Title Case, so a word after an article has its capital from the casing too, and
+    is a thing's more often than a person's (`How NASA Landed A Rover`): the model reads it as typed."""
     free = [p for p in PLACEHOLDERS if not re.search(rf"\b{p}\b", sentence)]
     first = next((k for k, char in enumerate(sentence) if char.isalnum()), len(sentence))  # the first word's start
     spans: list[list[int]] = []  # [start, end] of each run
@@ -132,9 +148,11 @@ def placeheld(sentence: str, words: CorpusWords, defined: frozenset[str] = froze
         end = start
         while end and sentence[end - 1].isspace():
             end -= 1
-        title = sentence[sentence.rfind(" ", 0, end) + 1 : end].lower().rstrip(".") in TITLES
+        before = sentence[sentence.rfind(" ", 0, end) + 1 : end].lower()
+        title = before.rstrip(".") in TITLES
         clause = start == first or CLAUSE.search(sentence, max(0, start - 3), start) is not None
         if small_first and start == first or core.lower() in defined or \
+                title_case and before.lstrip(OPENERS) in DETERMINERS or \
                 not _is_name(core, sentence, start, clause, title, words):
             opening = match if clause and not (small_first and start == first) and not match["tail"] and \
                 core.lower() not in defined and _opens_a_run(core, sentence, start, words) else None

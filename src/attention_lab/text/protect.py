@@ -15,7 +15,7 @@ import numpy as np
 
 from attention_lab.data.special_tokens import UNK
 from attention_lab.text.casing import Truecase
-from attention_lab.text.names import names_back, names_written, placeheld, renamed
+from attention_lab.text.names import codes, names_back, names_written, placeheld, renamed
 from attention_lab.text.number_forms import french_numbers, french_ordinals
 from attention_lab.text.quotes import outside_quotes
 from attention_lab.text.record import Context, Draft, Sentence, Step
@@ -36,10 +36,12 @@ class Protect:
         # Names first: one the model cannot read a letter of (`Łukasz`) is then held whole.
         held = context.words and context.placeholders
         defined = context.glossary.words if context.glossary else frozenset()
-        # A line typed in small letters: its first capital is the casing's (text/casing.py), no name's.
-        small_first = sentence.record.get(Truecase.name) == "lower"
-        text, names = placeheld(sentence.text, context.words, defined, small_first) if held else (sentence.text, ())
-        text, carried = take_out(text, outside_quotes(context.src.reads))
+        # A line typed in small letters or Title Case: some of its capitals are the casing's (text/casing.py).
+        typed = sentence.record.get(Truecase.name)
+        text, names = (placeheld(sentence.text, context.words, defined, typed == "lower", typed == "title") if held
+                       else (sentence.text, ()))
+        text, carried = take_out(text, outside_quotes(context.src.reads),
+                                 codes(context.words) if held else lambda _: ())
         if not any(char.isalnum() for char in text):
             text, carried, names = "", (Carried(sentence.text, None, False, False),), ()
         return sentence.read(self, text, (carried, names))

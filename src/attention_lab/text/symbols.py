@@ -1,6 +1,6 @@
 """Characters the model cannot read, and text no translation may change, carried around it: taken out of a
 sentence before it is encoded and put back where attention sent the word next to them (design.md: What the
-translator prints; measured in docs/trust.md).
+translator prints; measured in docs/trust.md). A caller may carry more spans as typed (text/names.py's `codes`).
 
 Carried: characters no token of the source vocabulary holds (`Codec.reads`), whole grapheme clusters at a time
 (👨‍👩‍👧, 🇫🇷), and `VERBATIM` text although the model reads its characters. A run goes back next to the output
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 
@@ -72,19 +72,23 @@ def joins_a_word(run: str) -> bool:
     return all(unicodedata.category(char) in ("Lu", "Ll", "Lt", "Mn", "Mc", "Me") for char in run)
 
 
-def take_out(sentence: str, reads: Callable[[str], bool]) -> tuple[str, tuple[Carried, ...]]:
-    """The cleaned `sentence` without the characters `reads` refuses and its `VERBATIM` text (spaces
-    collapsed), and their runs with the places they go back to. A run is of whole grapheme clusters
-    (an emoji sequence is one); one between two words leaves a space (`Tom♥Mary` is read as `Tom Mary`),
+def take_out(sentence: str, reads: Callable[[str], bool],
+             codes: Callable[[str], Iterable[tuple[int, int]]] = lambda text: ()) -> tuple[str, tuple[Carried, ...]]:
+    """The cleaned `sentence` without the characters `reads` refuses, its `VERBATIM` text and the spans `codes`
+    finds in it (spaces collapsed), and their runs with the places they go back to. A run is of whole grapheme
+    clusters (an emoji sequence is one); one between two words leaves a space (`Tom♥Mary` is read as `Tom Mary`),
     and none is left before punctuation (`cat 🐱.` is read as `cat.`)."""
     text = clean(sentence)
     chunks, start = [], 0  # (text, whether the model reads it): grapheme clusters and verbatim text
-    for match in [*VERBATIM.finditer(text), None]:
-        stop = match.start() if match else len(text)
+    spans = sorted([*(match.span() for match in VERBATIM.finditer(text)), *codes(text)])
+    for span in [*spans, None]:
+        if span and span[0] < start:
+            continue  # inside verbatim text already taken
+        stop = span[0] if span else len(text)
         chunks += [(cluster, all(map(reads, cluster))) for cluster in CLUSTER.findall(text[start:stop])]
-        if match:
-            chunks.append((match.group(), False))
-            start = match.end()
+        if span:
+            chunks.append((text[span[0] : span[1]], False))
+            start = span[1]
     # What the model reads, in parts, with its last character and its words counted as it grows:
     # counted by splitting it at each run, and stripped whole, it took n² steps on a line of `🐱 `.
     kept: list[str] = []
