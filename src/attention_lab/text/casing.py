@@ -40,8 +40,6 @@ NUMBER_AFTER = re.compile(r"\s\W*[0-9]")
 VOWELS = frozenset("aeiouyàâäéèêëîïôöûùüÿæœ")
 ROMAN = re.compile("[IVXLCDM]+")
 ACRONYM_LETTERS = 3  # `NY`, `EST`, `BBC`; longer words in capitals the corpus lacks are words as often as names
-# ... but for one letter more, kept as typed where the casing reads it (`NASA`, `NATO`: not `Nasa`), no name held
-KEPT_CAPITALS = ACRONYM_LETTERS + 1
 # No pronoun follows these: in capitals, one after them is an acronym (`THE US`). Not `this`, `that`, `her`, which
 # may end a clause or be an object (`SO THAT IT WORKS`, `TELL HER WE CAME`).
 BEFORE_A_NOUN = frozenset("the a an my your his our their".split())
@@ -142,15 +140,14 @@ def acronym(letters: str) -> bool:
 def counted(typed: str, words: CorpusWords) -> str:
     """`typed` (a word, marks after it) cased by the corpus's counts: as the corpus writes it inside a sentence
     (`MARCH` -> `March`, `TV`), in small letters where it writes it so; a word it lacks as typed where its
-    capitals may be an acronym's or a name's (`NY`, `NASA`, `Ritz`), else in small letters (`RENOVATION`)."""
+    capitals may be an acronym's or a name's (`NY`, `Ritz`), else in small letters (`RENOVATION`)."""
     letters = LETTERS.search(typed)
     if letters is None:
         return typed.lower()
     small = letters.group().lower()
     if small in words.forms:  # `TOM'S` -> `Tom's`
         return typed[: letters.start()].lower() + words.forms[small] + typed[letters.end() :].lower()
-    if not english(small, words.source) and (acronym(letters.group()) or letters.group()[1:].islower()
-                                             or letters.group().isupper() and 1 < len(small) <= KEPT_CAPITALS):
+    if not english(small, words.source) and (acronym(letters.group()) or letters.group()[1:].islower()):
         return typed
     return typed.lower()
 
