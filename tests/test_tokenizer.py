@@ -193,6 +193,20 @@ def test_a_pair_the_corpus_capitalises_inside_sentences_more_often_than_not_is_a
     assert CorpusWords.from_payload(older).phrases == frozenset()
 
 
+def test_a_name_s_french_forms_are_the_words_its_pairs_write_with_it():
+    sources = ["I live in Germany.", "We love Germany.", "Germany is big.", "I met Tom.", "I met Tom in Paris.",
+               "He saw Paris.", "She is here."]
+    targets = ["Je vis en Allemagne.", "Nous aimons l'Allemagne.", "L'Allemagne est grande.", "J'ai rencontré Tom.",
+               "J'ai rencontré Tom à Paris.", "Il a vu Paris.", "Elle est ici."]
+    words = CorpusWords.of(sources, targets)
+    assert "allemagne" in words.rendered["germany"] and "paris" in words.rendered["paris"]
+    assert "vis" not in words.rendered["germany"]  # written with it once: no form
+    assert set(words.rendered) <= {form.lower() for form in words.cased}  # names only: not `live`
+    assert CorpusWords.from_payload(words.payload()) == words
+    older = {key: value for key, value in words.payload().items() if key != "french"}  # a model file before them
+    assert CorpusWords.from_payload(older).rendered == {}
+
+
 def sample_texts() -> list[str]:
     return ALL_SENTENCES[:40] + UNSEEN + [long_sentence(45)]
 

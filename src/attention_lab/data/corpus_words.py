@@ -5,7 +5,8 @@ English words the corpus writes capitalised more often than not inside a sentenc
 by which a line typed in capitals is read in the corpus's casing (text/casing.py); and the words it writes
 inside a sentence with capitals more often than in small letters, in the form it writes most (`March`, `TV`),
 by which a line's casing is read word by word; and those it writes so at times (`President`, `Earth`), by which
-a name that is also a word is told (`I met Will.`: `will` never is; text/names.py).
+a name that is also a word is told (`I met Will.`: `will` never is; text/names.py); and the French words the
+pairs write with the former (`Germany`: `allemagne`), by which the check after writing knows a name's French.
 
 Kept with the tokenizer (data/tokenizer.py), so a model file carries them; a tokenizer built before
 them has none, and the translator then does without.
@@ -22,6 +23,7 @@ from functools import cached_property
 WORD = re.compile(r"[^\W\d_]+")  # a run of letters: `aujourd'hui` is two, `Jean-Luc` two
 INSIDE = re.compile(r"(?<=[\w,] )[^\W\d_]+\b")  # a word inside a sentence: after a word or a comma, and a space
 SOMETIMES = 20  # a word capitalised in 1 of 20 of its uses inside a sentence: a capital says no name (`President`)
+RENDERED = 0.4  # `mary`: `mary` 0.8, `marie` 0.49; `tv`: `télé` 0.63, `télévision` 0.49 on the corpus
 PAIR = re.compile(r"(?=\b([^\W\d_]+) ([^\W\d_]+)\b)")  # two words with a space between: each pair, overlapping
 
 
@@ -33,6 +35,16 @@ class CorpusWords:
     cased: frozenset[str] = frozenset()  # `March`, `TV`: written with capitals inside a sentence more often than not
     # `president`, `earth`: written with a capital in 1 of SOMETIMES of its uses inside a sentence at least
     capitalised: frozenset[str] = frozenset()
+    # (`germany`, `allemagne`): a word of `cased` in small letters, and a French word its pairs write with it
+    french: tuple[tuple[str, str], ...] = ()
+
+    @cached_property
+    def rendered(self) -> dict[str, frozenset[str]]:
+        """The French words of each of `french`'s English ones: `germany` -> {`allemagne`}, `boston` -> {`boston`}."""
+        found: dict[str, set[str]] = {}
+        for word, form in self.french:
+            found.setdefault(word, set()).add(form)
+        return {word: frozenset(forms) for word, forms in found.items()}
 
     @cached_property
     def forms(self) -> dict[str, str]:
@@ -41,7 +53,7 @@ class CorpusWords:
 
     @classmethod
     def of(cls, sources: Iterable[str], targets: Iterable[str]) -> CorpusWords:
-        sources = list(sources)
+        sources, targets = list(sources), list(targets)
         capitalised, seen = Counter(), Counter()
         for text in dict.fromkeys(sources):
             for match in PAIR.finditer(text, 1):  # not at the sentence's start, which is capitalised anyway
@@ -57,19 +69,38 @@ class CorpusWords:
             else:
                 capitals[word] += n
                 most.setdefault(word, form)
+        cased = frozenset(most[word] for word, n in capitals.items() if n > small[word])
         return cls(*(frozenset(word.lower() for text in side for word in WORD.findall(text))
                      for side in (sources, targets)),
-                   frozenset(pair for pair, n in capitalised.items() if 2 * n > seen[pair]),
-                   frozenset(most[word] for word, n in capitals.items() if n > small[word]),
-                   frozenset(word for word, n in capitals.items() if n * SOMETIMES >= n + small[word]))
+                   frozenset(pair for pair, n in capitalised.items() if 2 * n > seen[pair]), cased,
+                   frozenset(word for word, n in capitals.items() if n * SOMETIMES >= n + small[word]),
+                   renderings(zip(sources, targets), {word.lower() for word in cased}))
 
     def payload(self) -> dict:
         return {"source": sorted(self.source), "target": sorted(self.target), "phrases": sorted(self.phrases),
-                "cased": sorted(self.cased), "capitalised": sorted(self.capitalised)}
+                "cased": sorted(self.cased), "capitalised": sorted(self.capitalised),
+                "french": [list(pair) for pair in self.french]}
 
     @classmethod
     def from_payload(cls, payload: dict) -> CorpusWords:
         # A model file written before phrases or cased words were kept has none: its lines are cased by the model's
         # pieces (text/casing.py).
         return cls(frozenset(payload["source"]), frozenset(payload["target"]), frozenset(payload.get("phrases", ())),
-                   frozenset(payload.get("cased", ())), frozenset(payload.get("capitalised", ())))
+                   frozenset(payload.get("cased", ())), frozenset(payload.get("capitalised", ())),
+                   tuple((word, form) for word, form in payload.get("french", ())))
+
+
+def renderings(pairs: Iterable[tuple[str, str]], names: set[str]) -> tuple[tuple[str, str], ...]:
+    """For each of `names` (English words in small letters), the French words (in small letters) written with it in
+    RENDERED pairs of (Dice's coefficient: twice the pairs with both over the pairs with either) and in two pairs at
+    least: its French form (`germany`: `allemagne`, `french`: `français`, `boston`: `boston`), by which the check after
+    writing asks a name the corpus writes otherwise in French (inference/check_names.py)."""
+    english, french, both = Counter(), Counter(), Counter()
+    for source, target in dict.fromkeys(pairs):
+        written = {word.lower() for word in WORD.findall(target)}
+        french.update(written)
+        for name in {word.lower() for word in WORD.findall(source)} & names:
+            english[name] += 1
+            both.update((name, word) for word in written)
+    return tuple(sorted(pair for pair, n in both.items()
+                        if n >= 2 and 2 * n >= RENDERED * (english[pair[0]] + french[pair[1]])))

@@ -4,7 +4,8 @@
 A name is written as a whole word, case and accents aside (an acronym as below), or, but for a code, in a French
 form like it: its first three letters, LIKENESS, and a word of the corpus's French or the name with a gender ending
 (`Japon`, `Londres`, `nigériane`; `Keni` for `Kenji` is a garble); a month or a weekday also as its French name
-(`May`: `mai`). An acronym is written in capitals, or in another case where it is no word of the corpus's French
+(`May`: `mai`), a name the corpus renders in French as that form or like it (`Germany`: `Allemagne`, `French`:
+`française`; `CorpusWords.rendered`). An acronym is written in capitals, or in another case where it is no word of the corpus's French
 (`Nasa`; `eu` and `Un` are no `EU`, `UN`); or spelt out, its letters in any order (`ressources humaines` for `HR`,
 `Nations unies` for `UN`); or as a French name the source lacks, one for each: a word of the corpus's French in
 capitals or capitalised inside a sentence (`ONU`, `TVA`, `États-Unis`, `Royaume-Uni`) or an acronym, its stops too
@@ -60,9 +61,11 @@ def missing_names(source: str, output: str, names: Sequence[str], words: CorpusW
     missing = []
     for name in dict.fromkeys(names):
         acronym = ACRONYM.fullmatch(name) is not None
+        rendered = words.rendered.get(name.lower(), ()) if words else ()
         if _acronym_written(output, name, words) if acronym else writes(output, name) or (
                 not re.search(r"[0-9]", name) and like(output, name, words)) or (
-                name.lower() in CALENDAR and writes(output, CALENDAR[name.lower()])):
+                name.lower() in CALENDAR and writes(output, CALENDAR[name.lower()])) or (
+                any(writes(output, form) or like(output, form, words) for form in rendered)):
             continue
         if acronym and _spelt(output, name):
             continue

@@ -5,8 +5,9 @@ Beyond the names the reading held as placeholders (text/names.py), each sentence
 - a code of letters and digits (`Q3`, `A4`, `B12`, `4B`, `SAVE20`, `COVID-19`), whatever the corpus knows: a
   translation has no other form for it;
 - a word with a capital inside (`iPhone`, `WhatsApp`) or a capitalised word (`Seville`, `Nando's`, `Jean-Luc`)
-  that the corpus's English lacks, or that the corpus writes on both sides, capitalised inside a sentence more often
-  than not (`Boston`, `Louvre`: `CorpusWords.cased`), wherever it stands; not a title (`Dr`). A model file without
+  that the corpus's English lacks, or that the corpus writes capitalised inside a sentence more often than not
+  (`CorpusWords.cased`) and on both sides (`Boston`, `Louvre`) or with a French form (`Germany`: `Allemagne`,
+  `CorpusWords.rendered`), wherever it stands; not a title (`Dr`). A model file without
   those counts asks for a capitalised word both sides write only inside a sentence, not in Title Case;
 - a capitalised word the corpus knows but writes in small letters nearly always (`CorpusWords.capitalised`) where
   the line, typed as written, marks it as a name (`_marked`): alone inside a clause (`Tell Bill`, `Hi May`); the
@@ -83,8 +84,8 @@ def _is_name(word: str, sentence: str, start: int, case: str, words: CorpusWords
     if unknown:
         return True
     if words.cased:
-        return both and all(part in words.forms and words.forms[part] == typed
-                            for part, typed in zip(parts, word.split("-"))) or (
+        return (both or all(part in words.rendered for part in parts)) and all(
+            part in words.forms and words.forms[part] == typed for part, typed in zip(parts, word.split("-"))) or (
             titled and case in ("as written", "lower") and _marked(word, sentence, start, words))
     return both and case == "as written" and bool(sentence[:start].strip(" \"'«“‘([{"))
 
