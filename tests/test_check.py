@@ -4,6 +4,8 @@ corpus's words tell: capitalised, in capitals, a code, a word the corpus writes 
 an acronym that is a word) or carried text the French lacks, a placeholder left, a unit dropped; silent where the
 French keeps them all, as typed or in a French form."""
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -142,9 +144,25 @@ def test_a_unit_typed_beside_a_number_is_named_in_the_french(unit):
     ("Pour in 250 ml of milk.", "Versez 250 m'ampli de lait.", ("250 ml",)),  # not inside a word
     ("Tickets cost £12 and £6.", "Les billets coûtent 12 kilos et 6 dollars.", ("£12", "£6")),  # another unit
     ("Wait 5 secs, please.", "Attendez 5, s'il vous plaît.", ("5 secs",)),  # not the `s` of `s'il`
+    ("Bring 2 litres of water.", "Portez 2 l d'eau.", ()), ("Bring 2 litres of water.", "Portez 2 d'eau.", ("2 litres",)),
+    ("Cook it 8-10 minutes.", "Cuisez-le 8 à 10 minutes.", ()),
+    ("Cook it 8-10 minutes.", "Cuisez-le 8-10 l'eau.", ("8-10 minutes",)),  # a range, whole; `l'` is no litre
+    ("Add 3 tbsp of oil, then 1 cup.", "Ajoutez 3 cuillères à soupe d'huile, puis 1.", ("1 cup",)),
+    ("She is 5 years old.", "Elle a 5 ans.", ()),
 ])
 def test_a_unit_dropped_or_changed_is_missing(source, output, missing):
     assert check(source, output).missing_units == missing
+
+
+def test_a_name_the_corpus_writes_otherwise_in_french_is_asked_for_in_its_french_forms():
+    words = CorpusWords(COUNTED.source | {"germany", "love"}, COUNTED.target | {"allemagne", "allemand"},
+                        cased=COUNTED.cased | {"Germany"}, capitalised=COUNTED.capitalised | {"germany"},
+                        french=(("germany", "allemagne"),))
+    assert not check("I love Germany.", "J'adore l'Allemagne.", words=words).missing_names
+    assert not check("I love Germany.", "J'adore l'allemagne.", words=words).missing_names  # case aside
+    assert check("I love Germany.", "J'adore la France.", words=words).missing_names == ("Germany",)
+    # Without a French form of the corpus's, a name its French lacks is the model's to translate: not asked.
+    assert not check("I love Germany.", "J'adore la France.", words=replace(words, french=())).missing_names
 
 
 def test_names_carried_text_terms_and_placeholders():

@@ -3,7 +3,8 @@ source whose unit the French does not name (`2.4 kg` written `2,4`, `£12` writt
 `250 m'ampli`).
 
 The signs and symbols are the reading's (text/amounts.py: `CURRENCIES`, `UNITS`) and those it leaves as typed
-(`ml`, `mm`, `mg`, `min`, `h`, `%`); `m` alone is none (metres, minutes or millions). A unit is named by its sign
+(`ml`, `mm`, `mg`, `min`, `h`, `%`), and units typed as words (`2 litres`, `3 tbsp`: `WORDS`); `m` alone is none
+(metres, minutes or millions). A unit is named by its sign
 (`1,2 M$`) or by the symbol as typed or a word for it apart from other letters (`FRENCH`: `kg`, `kilo`, `kilogramme`; `£`,
 `livre`), anywhere in the line: French may name it once for two amounts (`12 ou 6 livres`).
 """
@@ -27,6 +28,20 @@ FRENCH = {
     "hrs": _HOUR, "hr": _HOUR, "h": _HOUR, "mins": _MINUTE, "min": _MINUTE, "secs": _SECOND, "sec": _SECOND,
     "ml": r"ml|millilitres?", "mm": r"mm|millimètres?", "mg": r"mg|milligrammes?", "%": r"%|pour\s?cent|pourcent",
 }
+# Units typed as words or their short forms after a number (`2 litres`, `3 tbsp`, `1-2 hours`), which the reading
+# leaves to the model: English, as a regular expression -> its French forms. Not `m` or `t` alone, nor `pounds`
+# (a weight or money: `£` above), nor `minutes` in `minutes away` (spelt in French as `à 5 minutes`, it is named).
+WORDS = {
+    r"lit(?:re|er)s?": r"litres?|l", r"cups?": r"tasses?", r"tbsp|tablespoons?": r"cuill[eè]res? à soupe|c\. à s",
+    r"tsp|teaspoons?": r"cuill[eè]res? à café|c\. à c", r"oz|ounces?": r"oz|onces?", r"psi": r"psi|bars?",
+    r"hours?": _HOUR, r"minutes?": _MINUTE, r"seconds?": _SECOND, r"days?": r"jours?|journées?",
+    r"weeks?": r"semaines?", r"months?": r"mois", r"years?": r"ans?|années?", r"met(?:re|er)s": r"m|mètres?",
+    r"kilomet(?:re|er)s?": r"km|kilomètres?", r"miles?": r"miles?", r"inch(?:es)?": r"pouces?|po",
+    r"feet|foot": r"pieds?|ft", r"tonnes?|tons?": r"tonnes?|t", r"grams?|grammes?": r"g|grammes?",
+    r"kilo(?:gram)?s?": r"kg|kilos?|kilogrammes?", r"percent|per cent": r"%|pour\s?cent|pourcent",
+}
+_WORD_AMOUNTS = [(re.compile(rf"(?<![\w.,-])(?:{TYPED_NUMBER}[-–])?{TYPED_NUMBER} (?i:{english})\b"), french)
+                 for english, french in WORDS.items()]  # a range too: `8-10 minutes`
 _AFTER = "|".join(re.escape(unit) for unit in sorted(set(FRENCH) - set(CURRENCIES), key=len, reverse=True))
 _SIGNS = re.escape("".join(CURRENCIES))
 AMOUNTS = re.compile(rf"(?<![\w{_SIGNS}])(?P<sign>[{_SIGNS}]) ?{TYPED_NUMBER}"
@@ -41,10 +56,13 @@ assert set(CURRENCIES) | set(UNITS) <= set(FRENCH), "a sign or symbol the readin
 def missing_units(source: str, output: str) -> tuple[str, ...]:
     """The amounts of the English `source` (as typed: `2.4 kg`, `£12`) whose unit `output`, its French, does not
     name, each once."""
-    missing = []
+    found = []  # (start, amount) in the source's order
     for match in AMOUNTS.finditer(source):
         unit = (match["sign"] or match["sign_after"] or match["unit"]).replace("º", "°")
         signed = not unit[0].isalpha() and unit in output  # a sign, wherever it stands (`1,2 M$`)
         if not signed and not re.search(_APART.format(f"{re.escape(unit)}|{FRENCH[unit]}"), output, re.IGNORECASE):
-            missing.append(match.group())
-    return tuple(dict.fromkeys(missing))
+            found.append((match.start(), match.group()))
+    for words, french in _WORD_AMOUNTS:
+        if not re.search(_APART.format(french), output, re.IGNORECASE):
+            found += [(match.start(), match.group()) for match in words.finditer(source)]
+    return tuple(dict.fromkeys(amount for _, amount in sorted(found)))
