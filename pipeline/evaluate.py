@@ -31,7 +31,8 @@ def main() -> None:
     training = tracking_run.Run.resume(mlflow, read_run_file(args.model))
     with tracking_run.child_run(training, "evaluate", flatten({"evaluate": to_dict(params)})) as evaluation:
         test = load_split(args.data, "test")
-        metrics, translations, by_length = score_test_split(Translator.load(args.model), test, params)
+        translator = Translator.load(args.model, precision=params.precision)
+        metrics, translations, by_length = score_test_split(translator, test, params)
         with atomic_path(args.out / "translations.tsv") as tmp:
             translations.to_csv(tmp, sep="\t", index=False)
         with atomic_path(args.out / "bleu_by_length.csv") as tmp:
@@ -45,7 +46,7 @@ def main() -> None:
         evaluation.log_metrics(scores, model_id=training.logged_model_id(), dataset=test_set)
         training.log_metrics(scores)
         for run in (training, evaluation):
-            for key, value in settings.items():
+            for key, value in {**settings, "test.decoding": metrics["decoding"]}.items():
                 run.set_tag(key, str(value))
             run.log_table(translations, "evaluate/translations.json")
             for name in ("metrics.json", "translations.tsv", "bleu_by_length.csv"):

@@ -144,6 +144,7 @@ def test_search_settings_are_bounded_naming_the_key(key, value, message):
 
 @pytest.mark.parametrize("section, values, message", [
     ("evaluate", {"length_buckets": [0, 4]}, "evaluate.length_buckets: a sentence has at least one word"),
+    ("evaluate", {"precision": "16"}, "evaluate.precision: expected one of auto, 32, bf16, got '16'"),
     ("train_nw", {"test_step": 1e-12}, "train_nw.test_step: at most 10 million test points"),
 ])
 def test_sizes_that_would_mislead_or_exhaust_memory_are_refused_naming_the_key(section, values, message):

@@ -155,6 +155,7 @@ def test_repro_runs_every_stage(repo):
     # Settings and counts are tags, not single-point metric charts.
     assert not {"test.sources", "test.references", "test.beam.beam_size"} & set(run_.data.metrics)
     assert run_.data.tags["test.beam.beam_size"] == "3" and run_.data.tags["test.sources"] == str(test["sources"])
+    assert run_.data.tags["test.decoding"] == evaluation["decoding"] == "float32"  # the default rnn: `auto` is float32
     # Every validation is a point of MLflow's curves, at history.csv's steps.
     steps = [int(line.split(",")[0]) for line in history[1:]]
     assert sorted(m.step for m in client.get_metric_history(run_.info.run_id, "learning curves/BLEU valid")) == steps

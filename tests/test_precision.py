@@ -43,17 +43,20 @@ def test_auto_decodes_in_bf16_only_where_measured_to_pay(monkeypatch, capabiliti
 @pytest.mark.parametrize("model, arch", [("trained_model", "rnn"), ("transformer_model", "transformer")])
 def test_auto_decodes_each_architecture_as_measured(request, monkeypatch, model, arch):
     monkeypatch.setattr(torch.cpu, "get_capabilities", lambda: {"avx512_bf16": True})
-    translator = Translator.load(request.getfixturevalue(model), "cpu", precision="auto")
-    seen: list[torch.dtype] = []
+    translator = Translator.load(request.getfixturevalue(model), "cpu")  # `auto` unless asked: every reader of a
+    seen: list[torch.dtype] = []  # model file (evaluate, heatmaps, the served model, bench) decodes as `translate`
     translator.model.decoder.output.register_forward_hook(lambda module, args, logits: seen.append(logits.dtype))
     translator.translate(SOURCES, SearchParams(beam_size=2))
     assert set(seen) == {torch.bfloat16 if arch in precision.AUTO_BF16_DECODING else torch.float32}
+    assert translator.decodes_in == ("bf16" if arch in precision.AUTO_BF16_DECODING else "float32")
+    monkeypatch.setattr(torch.cpu, "get_capabilities", lambda: {})
+    assert translator.decodes_in == "float32"  # no native bf16: float32 for both
     assert arch in precision.AUTO_BF16_DECODING or arch == "rnn"
 
 
 @pytest.mark.parametrize("model", ["trained_model", "transformer_model"])
 def test_the_search_runs_in_the_precision_asked_for(request, model):
-    translator = Translator.load(request.getfixturevalue(model), "cpu")
+    translator = Translator.load(request.getfixturevalue(model), "cpu", precision="32")
     seen: list[torch.dtype] = []  # the dtype of every logits tensor the search computed
     translator.model.decoder.output.register_forward_hook(lambda module, args, logits: seen.append(logits.dtype))
     plain = translator.translate(SOURCES, SearchParams(beam_size=3))

@@ -29,6 +29,7 @@ from attention_lab.evaluation.bleu import (
 )
 from attention_lab.inference.translation import Translation
 from attention_lab.inference.translator import SearchParams, SourceTooLong, Translator
+from attention_lab.model.precision import DECODING_PRECISIONS
 from attention_lab.text.glossary import Glossary, GlossaryError
 
 
@@ -42,8 +43,12 @@ class EvaluateParams:
     input_checks: bool = False
     # A glossary file (text/glossary.py) whose terms both searches must write; its term use is reported.
     glossary: str | None = None
+    # The decoding's precision, as `translate --precision` (model/precision.py): `auto` scores what the CLI writes.
+    precision: str = "auto"
 
     def validate(self) -> None:
+        if self.precision not in DECODING_PRECISIONS:
+            raise ValueError(f"precision: expected one of {', '.join(DECODING_PRECISIONS)}, got {self.precision!r}")
         if list(self.length_buckets) != sorted(set(self.length_buckets)) or not self.length_buckets:
             raise ValueError(f"length_buckets: expected increasing bounds, got {list(self.length_buckets)}")
         if self.length_buckets[0] < 1:
@@ -66,7 +71,7 @@ def score_test_split(translator: Translator, test: pd.DataFrame,
     if params.max_sentences is not None:
         sources = sources.iloc[: params.max_sentences]
     src_text, refs = list(sources.index), [list(r) for r in sources]
-    metrics: dict = {"sources": len(sources), "references": sum(map(len, refs))}
+    metrics: dict = {"sources": len(sources), "references": sum(map(len, refs)), "decoding": translator.decodes_in}
     try:
         glossary = Glossary.load(params.glossary) if params.glossary else None
     except GlossaryError as exc:

@@ -27,7 +27,7 @@ from attention_lab.inference.search_steps import output_limits
 from attention_lab.inference.constraints import Constraints
 from attention_lab.inference.term_constraint import TermConstraint
 from attention_lab.inference.check import Expected
-from attention_lab.model.precision import decoding_autocast
+from attention_lab.model.precision import decoding_autocast, decoding_dtype
 from attention_lab.inference.translation import Translation, joined
 from attention_lab.text.glossary import Glossary, term_pieces
 from attention_lab.text.protect import placeholders
@@ -100,13 +100,22 @@ class Translator:
 
     @classmethod
     def load(cls, path: str | Path, device: str | torch.device | None = None,
-             precision: str | None = None) -> Translator:
+             precision: str = "auto") -> Translator:
         device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         return cls(load_model(path, device), device, precision)
 
+    @property
+    def _arch(self) -> str:
+        return "transformer" if self.model.self_attends else "rnn"
+
+    @property
+    def decodes_in(self) -> str:
+        """What the searches compute in: `bf16` or `float32` (autocast a caller runs aside, `precision` None)."""
+        dtype = decoding_dtype(self.precision, self.device, self._arch) if self.precision else None
+        return "bf16" if dtype == torch.bfloat16 else "float32"
+
     def _decoding(self) -> contextlib.AbstractContextManager:
-        arch = "transformer" if self.model.self_attends else "rnn"
-        return decoding_autocast(self.precision, self.device, arch) if self.precision else contextlib.nullcontext()
+        return decoding_autocast(self.precision, self.device, self._arch) if self.precision else contextlib.nullcontext()
 
     def read(self, lines: Sequence[str], search: SearchParams, glossary: Glossary | None = None) -> Reading:
         """`lines` as the model reads them (text/steps.py), in order, each line whole when
