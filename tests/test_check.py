@@ -163,6 +163,11 @@ def test_a_name_the_corpus_writes_otherwise_in_french_is_asked_for_in_its_french
     assert check("I love Germany.", "J'adore la France.", words=words).missing_names == ("Germany",)
     # Without a French form of the corpus's, a name its French lacks is the model's to translate: not asked.
     assert not check("I love Germany.", "J'adore la France.", words=replace(words, french=())).missing_names
+    # Nor a word of one of the corpus's phrases, which French renders whole (`la veille de Noël`).
+    eve = replace(words, source=words.source | {"eve", "see"}, phrases=frozenset({"christmas eve"}),
+                  cased=words.cased | {"Eve"}, french=(("christmas", "noël"), ("eve", "réveillon")))
+    assert not check("We see Christmas Eve.", "Nous voyons la veille de Noël.", words=eve).missing_names
+    assert check("We see Eve.", "Nous voyons la veille.", words=eve).missing_names == ("Eve",)
 
 
 def test_names_carried_text_terms_and_placeholders():

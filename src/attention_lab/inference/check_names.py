@@ -7,7 +7,7 @@ Beyond the names the reading held as placeholders (text/names.py), each sentence
 - a word with a capital inside (`iPhone`, `WhatsApp`) or a capitalised word (`Seville`, `Nando's`, `Jean-Luc`)
   that the corpus's English lacks, or that the corpus writes capitalised inside a sentence more often than not
   (`CorpusWords.cased`) and on both sides (`Boston`, `Louvre`) or with a French form (`Germany`: `Allemagne`,
-  `CorpusWords.rendered`), wherever it stands; not a title (`Dr`). A model file without
+  `CorpusWords.rendered`; not in one of its phrases, `Christmas Eve`), wherever it stands; not a title (`Dr`). A model file without
   those counts asks for a capitalised word both sides write only inside a sentence, not in Title Case;
 - a capitalised word the corpus knows but writes in small letters nearly always (`CorpusWords.capitalised`) where
   the line, typed as written, marks it as a name (`_marked`): alone inside a clause (`Tell Bill`, `Hi May`); the
@@ -84,10 +84,19 @@ def _is_name(word: str, sentence: str, start: int, case: str, words: CorpusWords
     if unknown:
         return True
     if words.cased:
-        return (both or all(part in words.rendered for part in parts)) and all(
+        rendered = all(part in words.rendered for part in parts) and not _in_phrase(sentence, start, word, words)
+        return (both or rendered) and all(
             part in words.forms and words.forms[part] == typed for part, typed in zip(parts, word.split("-"))) or (
             titled and case in ("as written", "lower") and _marked(word, sentence, start, words))
     return both and case == "as written" and bool(sentence[:start].strip(" \"'«“‘([{"))
+
+
+def _in_phrase(sentence: str, start: int, word: str, words: CorpusWords) -> bool:
+    """Whether `word` at `start` in `sentence` and the word before or after it are one of the corpus's phrases
+    (`Christmas Eve`: `la veille de Noël`), which French renders whole, not word by word."""
+    before, after = _BEFORE.search(sentence, 0, start), _AFTER.match(sentence, start + len(word))
+    return any(f"{a} {b}".lower() in words.phrases for a, b in (
+        (before and before["word"], word), (word, after and after["word"])) if a and b)
 
 
 def _acronym_placed(word: str, sentence: str, start: int, words: CorpusWords) -> bool:
