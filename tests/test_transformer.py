@@ -418,7 +418,7 @@ def test_the_recurrent_keys_never_fail_a_transformer():
 def test_a_trained_transformer_translates_with_every_layer_and_head_of_attention(transformer_model):
     from attention_lab.inference.translator import SearchParams, Translator
 
-    translator = Translator.load(transformer_model, "cpu")
+    translator = Translator.load(transformer_model, "cpu", precision="32")  # maps sum to 1 within 1e-4 in float32
     sentences = ["I see the cat.", "We like the book and she takes the car now."]
     for beam in (1, 4):
         results = translator.translate(sentences, SearchParams(beam_size=beam), maps=True)
