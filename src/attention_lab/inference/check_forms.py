@@ -5,11 +5,12 @@ A name is written as a whole word, case and accents aside (an acronym as below),
 form like it: its first three letters, LIKENESS, and a word of the corpus's French or the name with a gender ending
 (`Japon`, `Londres`, `nigériane`; `Keni` for `Kenji` is a garble); a month or a weekday also as its French name
 (`May`: `mai`), a name the corpus renders in French as that form or like it (`Germany`: `Allemagne`, `French`:
-`française`; `CorpusWords.rendered`). An acronym is written in capitals, or in another case where it is no word of the corpus's French
-(`Nasa`; `eu` and `Un` are no `EU`, `UN`); or spelt out, its letters in any order (`ressources humaines` for `HR`,
-`Nations unies` for `UN`); or as a French name the source lacks, one for each: a word of the corpus's French in
-capitals or capitalised inside a sentence (`ONU`, `TVA`, `États-Unis`, `Royaume-Uni`) or an acronym, its stops too
-(`UE`, `OTAN`, `OMS` for `WHO`, `É.-U.`), but one begun with its first two letters, a garble (`UNB` for `UNESCO`).
+`française`; `CorpusWords.rendered`). An acronym is written in capitals, or in another case where it is no word of
+the corpus's French (`Nasa`; `eu` and `Un` are no `EU`, `UN`); or spelt out, its letters in any order
+(`ressources humaines` for `HR`, `Nations unies` for `UN`); or as a French name the source lacks, one for each: a
+word of the corpus's French in capitals or capitalised inside a sentence (`ONU`, `TVA`, `États-Unis`, `Royaume-Uni`)
+or an acronym, its stops too (`UE`, `OTAN`, `OMS` for `WHO`, `É.-U.`), but one begun with its first two letters, a
+garble (`UNB` for `UNESCO`).
 """
 
 from __future__ import annotations

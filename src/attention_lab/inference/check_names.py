@@ -7,8 +7,9 @@ Beyond the names the reading held as placeholders (text/names.py), each sentence
 - a word with a capital inside (`iPhone`, `WhatsApp`) or a capitalised word (`Seville`, `Nando's`, `Jean-Luc`)
   that the corpus's English lacks, or that the corpus writes capitalised inside a sentence more often than not
   (`CorpusWords.cased`) and on both sides (`Boston`, `Louvre`) or with a French form (`Germany`: `Allemagne`,
-  `CorpusWords.rendered`; not in one of its phrases, `Christmas Eve`), wherever it stands; not a title (`Dr`). A model file without
-  those counts asks for a capitalised word both sides write only inside a sentence, not in Title Case;
+  `CorpusWords.rendered`; not in one of its phrases, `Christmas Eve`), wherever it stands; not a title (`Dr`). A
+  model file without those counts asks for a capitalised word both sides write only inside a sentence, not in Title
+  Case;
 - a capitalised word the corpus knows but writes in small letters nearly always (`CorpusWords.capitalised`) where
   the line, typed as written, marks it as a name (`_marked`): alone inside a clause (`Tell Bill`, `Hi May`); the
   words but the last of a run of capitals with such a word or one the corpus lacks, the last naming what it is,

@@ -2,11 +2,11 @@
 source whose unit the French does not name (`2.4 kg` written `2,4`, `£12` written `12 dollars`, `250 ml` written
 `250 m'ampli`).
 
-The signs and symbols are the reading's (text/amounts.py: `CURRENCIES`, `UNITS`) and those it leaves as typed
-(`ml`, `mm`, `mg`, `min`, `h`, `%`), and units typed as words (`2 litres`, `3 tbsp`: `WORDS`); `m` alone is none
-(metres, minutes or millions). A unit is named by its sign
-(`1,2 M$`) or by the symbol as typed or a word for it apart from other letters (`FRENCH`: `kg`, `kilo`, `kilogramme`; `£`,
-`livre`), anywhere in the line: French may name it once for two amounts (`12 ou 6 livres`).
+The signs and symbols are the reading's (text/amounts.py: `CURRENCIES`, `UNITS`) and those it leaves as typed (`ml`,
+`mm`, `mg`, `min`, `h`, `%`), and units typed as words (`2 litres`, `3 tbsp`: `WORDS`); `m` alone is none (metres,
+minutes or millions). A unit is named by its sign (`1,2 M$`) or by the symbol as typed or a word for it apart from
+other letters (`FRENCH`: `kg`, `kilo`, `kilogramme`; `£`, `livre`), anywhere in the line: French may name it once
+for two amounts (`12 ou 6 livres`).
 """
 
 from __future__ import annotations
@@ -63,6 +63,7 @@ def missing_units(source: str, output: str) -> tuple[str, ...]:
         if not signed and not re.search(_APART.format(f"{re.escape(unit)}|{FRENCH[unit]}"), output, re.IGNORECASE):
             found.append((match.start(), match.group()))
     for words, french in _WORD_AMOUNTS:
-        if not re.search(_APART.format(french), output, re.IGNORECASE):
-            found += [(match.start(), match.group()) for match in words.finditer(source)]
+        typed = [(match.start(), match.group()) for match in words.finditer(source)]
+        if typed and not re.search(_APART.format(french), output, re.IGNORECASE):  # the French read only if asked
+            found += typed
     return tuple(dict.fromkeys(amount for _, amount in sorted(found)))

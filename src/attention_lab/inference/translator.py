@@ -115,7 +115,8 @@ class Translator:
         return "bf16" if dtype == torch.bfloat16 else "float32"
 
     def _decoding(self) -> contextlib.AbstractContextManager:
-        return decoding_autocast(self.precision, self.device, self._arch) if self.precision else contextlib.nullcontext()
+        return (decoding_autocast(self.precision, self.device, self._arch) if self.precision
+                else contextlib.nullcontext())
 
     def read(self, lines: Sequence[str], search: SearchParams, glossary: Glossary | None = None) -> Reading:
         """`lines` as the model reads them (text/steps.py), in order, each line whole when
