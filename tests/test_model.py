@@ -214,3 +214,41 @@ def test_tied_embeddings_share_one_matrix_with_the_output_layer():
     shared(src, src_len, tgt).sum().backward()
     grad = shared.decoder.embedding.weight.grad
     assert grad is not None and grad[src.unique()].abs().sum() > 0
+
+
+def test_recurrence_runs_in_bf16_under_cpu_bf16_autocast_only():
+    from attention_lab.model.bahdanau_backward import recurrence_dtype
+
+    assert recurrence_dtype("cpu", torch.float32) == torch.float32
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert recurrence_dtype("cpu", torch.float32) == torch.bfloat16
+    with torch.autocast("cpu", dtype=torch.float16):
+        assert recurrence_dtype("cpu", torch.float32) == torch.float32
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        assert recurrence_dtype("cuda", torch.float32) == torch.float32  # CPU autocast says nothing of CUDA
+
+
+def test_bf16_recurrence_is_float32_to_bf16_rounding_with_float32_gradients():
+    """Under CPU bf16 autocast the fused recurrence runs in bf16 (`recurrence_dtype`): its features and the
+    weights' gradients stay near float32's, within bf16's rounding, and the gradients keep the weights' dtype."""
+    torch.manual_seed(0)
+    params = ModelParams(embed_size=6, hidden_size=16, num_layers=2, dropout=0.0, bidirectional=True)
+    decoder = Seq2Seq(params, SRC_V, TGT_V).train().decoder
+    values, hidden = torch.randn(3, 5, 32), torch.randn(2, 3, 16)
+    src_len = torch.tensor([5, 2, 4])
+    tgt = torch.randint(4, TGT_V, (3, 7), generator=torch.Generator().manual_seed(2))
+    runs = []
+    for dtype in (None, torch.bfloat16):
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=dtype is not None):
+            features = decoder.teacher_forced(tgt, decoder.init_state(values, hidden, src_len))  # (B, T, H)
+        weights = [p for p in decoder.parameters() if p.requires_grad]
+        grads = torch.autograd.grad(features.float().square().sum(), weights, allow_unused=True)
+        runs.append((features, grads))
+    (full, full_grads), (half, half_grads) = runs
+    assert half.dtype == torch.bfloat16 and full.dtype == torch.float32
+    torch.testing.assert_close(half.float(), full, rtol=0, atol=0.05)
+    assert not torch.equal(half.float(), full)  # it did run in bf16
+    for a, b in zip(half_grads, full_grads):
+        if b is not None:
+            assert a.dtype == torch.float32
+            assert (a - b).norm() <= 0.05 * b.norm() + 1e-6
