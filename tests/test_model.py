@@ -217,7 +217,7 @@ def test_tied_embeddings_share_one_matrix_with_the_output_layer():
 
 
 def test_recurrence_runs_in_bf16_under_cpu_bf16_autocast_only():
-    from attention_lab.model.bahdanau_backward import recurrence_dtype
+    from attention_lab.model.precision import recurrence_dtype
 
     assert recurrence_dtype("cpu", torch.float32) == torch.float32
     with torch.autocast("cpu", dtype=torch.bfloat16):
@@ -252,3 +252,31 @@ def test_bf16_recurrence_is_float32_to_bf16_rounding_with_float32_gradients():
         if b is not None:
             assert a.dtype == torch.float32
             assert (a - b).norm() <= 0.05 * b.norm() + 1e-6
+
+
+@pytest.mark.parametrize("rnn", ["gru", "lstm"])
+def test_encoder_runs_in_bf16_under_cpu_bf16_autocast_and_answers_in_float32(rnn):
+    """Autocast leaves `nn.GRU` in float32; the encoder casts its recurrence to bf16 itself (`recurrence_dtype`).
+    Its outputs keep the weights' dtype, near float32's, zero at padding, and its weights' gradients keep their
+    dtype."""
+    torch.manual_seed(0)
+    encoder = make_model(rnn=rnn, bidirectional=True).float().train().encoder
+    read = []  # the dtype each pass's recurrence reads
+    encoder.rnn.register_forward_pre_hook(lambda module, args: read.append(args[0].data.dtype))
+    src, src_len, _ = batch()
+    runs = []
+    for bf16 in (False, True):
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16):
+            outputs, state = encoder(src, src_len)  # (B, S, D), (L, B, H)
+        hidden = state[0] if isinstance(state, tuple) else state
+        grads = torch.autograd.grad(outputs.square().sum() + hidden.float().square().sum(),
+                                    list(encoder.rnn.parameters()))
+        runs.append((outputs, hidden, grads))
+    (full, full_hidden, full_grads), (half, half_hidden, half_grads) = runs
+    assert read == [torch.float32, torch.bfloat16] and half.dtype == torch.float32
+    torch.testing.assert_close(half_hidden.float(), full_hidden, rtol=0, atol=0.03)
+    torch.testing.assert_close(half, full, rtol=0, atol=0.03)
+    for row, n in enumerate(src_len.tolist()):
+        assert (half[row, n:] == 0).all()
+    for a, b in zip(half_grads, full_grads):
+        assert a.dtype == torch.float32 and (a - b).norm() <= 0.05 * b.norm()

@@ -47,6 +47,7 @@ from attention_lab.model.gru_cell import (
     input_grad,
     unflat_layers,
 )
+from attention_lab.model.precision import recurrence_dtype
 
 
 class Step(NamedTuple):
@@ -137,15 +138,6 @@ def bahdanau_gru(x0: Tensor, keys: Tensor, projected: Tensor, src_len: Tensor, h
         return BahdanauGRU.apply(x0.to(dtype), keys.to(dtype), projected.to(dtype), valid, hidden.to(dtype),
                                  weights[0], weights[1], *dropout, *weights[2:])
 
-
-def recurrence_dtype(device: str, weights: torch.dtype) -> torch.dtype:
-    """The dtype the recurrence runs in: bf16 under bf16 autocast on the CPU, where its small per-step
-    products run 1.6x to 1.9x as fast forward and backward (oneDNN; docs/speed.md: bf16 on the CPU), the state
-    and gradients through time included; otherwise the weights' own (float32 on CUDA under autocast, not
-    measured there)."""
-    if device == "cpu" and torch.is_autocast_enabled(device) and torch.get_autocast_dtype(device) == torch.bfloat16:
-        return torch.bfloat16
-    return weights
 
 
 class BahdanauGRU(torch.autograd.Function):

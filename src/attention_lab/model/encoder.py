@@ -7,6 +7,7 @@ from torch import Tensor, nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
 from attention_lab.data.special_tokens import PAD_ID
+from attention_lab.model.precision import recurrence_dtype
 
 RNNState = Tensor | tuple[Tensor, Tensor]  # GRU: h (L, B, H); LSTM: (h, c), each (L, B, H)
 
@@ -37,9 +38,17 @@ class Encoder(nn.Module):
         decoder's initial state (L, B, H) (a pair of them for LSTM)."""
         embedded = self.embed_dropout(self.embedding(src))  # (B, S, E)
         # Packing needs the lengths on the CPU: one copy per batch, never per decoder step.
-        packed = pack_padded_sequence(embedded, src_len.cpu(), batch_first=True, enforce_sorted=False)
-        outputs, state = self.rnn(packed)
+        weights = self.rnn.weight_hh_l0.dtype
+        dtype = recurrence_dtype(src.device.type, weights)
+        packed = pack_padded_sequence(embedded.to(dtype), src_len.cpu(), batch_first=True, enforce_sorted=False)
+        if dtype == weights:
+            outputs, state = self.rnn(packed)
+        else:  # the weights cast for this pass; their gradients come back in their own dtype
+            cast = {name: weight.to(dtype) for name, weight in self.rnn.named_parameters()}
+            outputs, state = torch.func.functional_call(self.rnn, cast, (packed,))
+            state = tuple(s.to(weights) for s in state) if isinstance(state, tuple) else state.to(weights)
         outputs, _ = pad_packed_sequence(outputs, batch_first=True, total_length=src.shape[1])  # (B, S, D)
+        outputs = outputs.to(weights)  # the decoders' interface: the weights' dtype, whichever the recurrence ran in
         if self.bridge is not None:
             state = tuple(map(self._bridge, state)) if isinstance(state, tuple) else self._bridge(state)
         return outputs, state
