@@ -139,7 +139,6 @@ def bahdanau_gru(x0: Tensor, keys: Tensor, projected: Tensor, src_len: Tensor, h
                                  weights[0], weights[1], *dropout, *weights[2:])
 
 
-
 class BahdanauGRU(torch.autograd.Function):
     """See the module docstring; the layers' weights come as `flat_layers` lists them."""
 

@@ -47,8 +47,9 @@ def decoding_autocast(precision: str, device: torch.device, arch: str) -> torch.
 def recurrence_dtype(device: str, weights: torch.dtype) -> torch.dtype:
     """The dtype a recurrent layer runs in: bf16 under bf16 autocast on the CPU, the state and the gradients through
     time included, where its small per-step products run 1.6x to 1.9x as fast forward and backward (docs/speed.md:
-    bf16 on the CPU); else the weights' own. Autocast itself leaves `nn.GRU` and the hand-written Bahdanau
-    recurrence in float32, and on CUDA, where cuDNN runs the encoder, this is not measured."""
+    bf16 on the CPU); else the weights' own. Autocast alone casts only `nn.GRU`'s products, leaving its gates and state
+    in float32, and the hand-written Bahdanau recurrence turns it off; on CUDA, where cuDNN runs the encoder, this is
+    not measured."""
     if device == "cpu" and torch.is_autocast_enabled(device) and torch.get_autocast_dtype(device) == torch.bfloat16:
         return torch.bfloat16
     return weights
