@@ -4,11 +4,11 @@
         [--batches 60] [--rounds 3] [--rows N] [--set model.transformer.layers=2 ...]
 
 Trains params.yaml's train_seq2seq model (the given architecture) on the stage's own batches of a 20,000-pair
-sample of the splits: forward, the token loss, backward and an AdamW step, the same batches in both precisions.
-The two precisions alternate round by round, so that a machine shared with other work slows both alike. Prints a
-Markdown table of self CPU time per operator group (milliseconds per batch, the median round) in each precision,
-and the ratio; then each precision's whole step, profiled and not (a plain round of each precision follows its
-profiled one: the profiler's cost per operator call is not the step's). `--rows N` keeps each batch's first N rows,
+sample of the splits, with the stage's allocator: forward, the token loss, backward and a fused AdamW step. Each
+round trains both precisions on `--batches` batches neither has seen, profiled, then on as many more without the
+profiler (its cost per operator call is not the step's); the precisions alternate, so that a machine shared with
+other work slows both alike. Prints a Markdown table of self CPU time per operator group (milliseconds per batch,
+the median over rounds) in each precision, and the ratio; then each precision's whole step, profiled and not. `--rows N` keeps each batch's first N rows,
 its lengths and so its number of operator calls unchanged: with one row the arithmetic is next to nothing, and the
 step that is left is the floor that no precision shortens. `--set` takes train_seq2seq overrides, as the bench does.
 """
@@ -104,7 +104,8 @@ def main() -> None:
     batches = [first_rows(b, args.rows) if args.rows else b for b in batches]
     stretches = [batches[k:k + args.batches] for k in range(5, len(batches) - args.batches + 1, args.batches)]
     if len(stretches) < 2 * args.rounds:
-        raise SystemExit(f"--batches {args.batches} x --rounds {args.rounds}: the sample has {len(batches)} batches")
+        raise SystemExit(f"--batches {args.batches} --rounds {args.rounds}: needs {5 + 2 * args.batches * args.rounds} "
+                         f"batches (two stretches a round), the sample has {len(batches)}")
     torch.manual_seed(params.seed)
     models = {bf16: build_model(params.model, len(data.tokenizer.src), len(data.tokenizer.tgt)).train()
               for bf16 in (False, True)}
