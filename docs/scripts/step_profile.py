@@ -8,9 +8,10 @@ sample of the splits, with the stage's allocator: forward, the token loss, backw
 round trains both precisions on `--batches` batches neither has seen, profiled, then on as many more without the
 profiler (its cost per operator call is not the step's); the precisions alternate, so that a machine shared with
 other work slows both alike. Prints a Markdown table of self CPU time per operator group (milliseconds per batch,
-the median over rounds) in each precision, and the ratio; then each precision's whole step, profiled and not. `--rows N` keeps each batch's first N rows,
-its lengths and so its number of operator calls unchanged: with one row the arithmetic is next to nothing, and the
-step that is left is the floor that no precision shortens. `--set` takes train_seq2seq overrides, as the bench does.
+the median over rounds) in each precision, and the ratio; then each precision's whole step, profiled and not.
+`--rows N` keeps each batch's first N rows, its lengths and so its number of operator calls unchanged: with one row
+the arithmetic is next to nothing, and the step that is left is the floor that no precision shortens. `--set` takes
+train_seq2seq overrides, as the bench does.
 """
 
 from __future__ import annotations
