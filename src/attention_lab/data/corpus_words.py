@@ -6,7 +6,8 @@ by which a line typed in capitals is read in the corpus's casing (text/casing.py
 inside a sentence with capitals more often than in small letters, in the form it writes most (`March`, `TV`),
 by which a line's casing is read word by word; and those it writes so at times (`President`, `Earth`), by which
 a name that is also a word is told (`I met Will.`: `will` never is; text/names.py); and the French words the
-pairs write with the former (`Germany`: `allemagne`), by which the check after writing knows a name's French.
+pairs write with the former (`Germany`: `allemagne`), by which the check after writing knows a name's French; and
+the words it seldom uses (`frank`, `grace`), which typed as a given name are likelier the name (text/given_names.py).
 
 Kept with the tokenizer (data/tokenizer.py), so a model file carries them; a tokenizer built before
 them has none, and the translator then does without.
@@ -21,7 +22,12 @@ from dataclasses import dataclass
 from functools import cached_property
 
 WORD = re.compile(r"[^\W\d_]+")  # a run of letters: `aujourd'hui` is two, `Jean-Luc` two
-INSIDE = re.compile(r"(?<=[\w,] )[^\W\d_]+\b")  # a word inside a sentence: after a word or a comma, and a space
+# An English word as typed, a hyphenated one whole: `un` of `un-shrink` is no word (`THE UN` is an acronym), and
+# `Wi-Fi` one word, capitalised.
+ENGLISH = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+# A word inside a sentence: after a word or a comma, and a space.
+INSIDE = re.compile(rf"(?<=[\w,] ){ENGLISH.pattern}\b")
+SELDOM = 3  # a word the English uses fewer times than this, a name's reading is the likelier (text/given_names.py)
 SOMETIMES = 20  # a word capitalised in 1 of 20 of its uses inside a sentence: a capital says no name (`President`)
 RENDERED = 0.4  # `mary`: `mary` 0.8, `marie` 0.49; `tv`: `télé` 0.63, `télévision` 0.49 on the corpus
 PAIR = re.compile(r"(?=\b([^\W\d_]+) ([^\W\d_]+)\b)")  # two words with a space between: each pair, overlapping
@@ -37,6 +43,7 @@ class CorpusWords:
     capitalised: frozenset[str] = frozenset()
     # (`germany`, `allemagne`): a word of `cased` in small letters, and a French word its pairs write with it
     french: tuple[tuple[str, str], ...] = ()
+    seldom: frozenset[str] = frozenset()  # `frank`, `grace`: used fewer than SELDOM times
 
     @cached_property
     def rendered(self) -> dict[str, frozenset[str]]:
@@ -70,16 +77,17 @@ class CorpusWords:
                 capitals[word] += n
                 most.setdefault(word, form)
         cased = frozenset(most[word] for word, n in capitals.items() if n > small[word])
-        return cls(*(frozenset(word.lower() for text in side for word in WORD.findall(text))
-                     for side in (sources, targets)),
+        uses = Counter(word.lower() for text in dict.fromkeys(sources) for word in ENGLISH.findall(text))
+        return cls(frozenset(uses), frozenset(word.lower() for text in targets for word in WORD.findall(text)),
                    frozenset(pair for pair, n in capitalised.items() if 2 * n > seen[pair]), cased,
                    frozenset(word for word, n in capitals.items() if n * SOMETIMES >= n + small[word]),
-                   renderings(zip(sources, targets), {word.lower() for word in cased}))
+                   renderings(zip(sources, targets), {word.lower() for word in cased}),
+                   frozenset(word for word, n in uses.items() if n < SELDOM))
 
     def payload(self) -> dict:
         return {"source": sorted(self.source), "target": sorted(self.target), "phrases": sorted(self.phrases),
                 "cased": sorted(self.cased), "capitalised": sorted(self.capitalised),
-                "french": [list(pair) for pair in self.french]}
+                "french": [list(pair) for pair in self.french], "seldom": sorted(self.seldom)}
 
     @classmethod
     def from_payload(cls, payload: dict) -> CorpusWords:
@@ -87,7 +95,8 @@ class CorpusWords:
         # pieces (text/casing.py).
         return cls(frozenset(payload["source"]), frozenset(payload["target"]), frozenset(payload.get("phrases", ())),
                    frozenset(payload.get("cased", ())), frozenset(payload.get("capitalised", ())),
-                   tuple((word, form) for word, form in payload.get("french", ())))
+                   tuple((word, form) for word, form in payload.get("french", ())),
+                   frozenset(payload.get("seldom", ())))
 
 
 def renderings(pairs: Iterable[tuple[str, str]], names: set[str]) -> tuple[tuple[str, str], ...]:
