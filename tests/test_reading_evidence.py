@@ -104,6 +104,35 @@ def test_the_corpus_counts_the_words_it_writes_with_capitals_inside_a_sentence()
     assert CorpusWords.from_payload(words.payload()) == words
 
 
+def test_a_hyphenated_word_is_one_word_of_the_corpus_and_words_used_seldom_are_kept():
+    words = CorpusWords.of(["Don't un-shrink it.", "Use the Wi-Fi.", "I use Wi-Fi.", "Be frank.", "I will go.",
+                            "We will go.", "You will go."], [])
+    assert "un-shrink" in words.source and "un" not in words.source  # `THE UN` is then an acronym
+    assert "Wi-Fi" in words.cased and "wi-fi" in words.capitalised and "wi" not in words.source
+    assert "frank" in words.seldom and "will" not in words.seldom
+    assert CorpusWords.from_payload(words.payload()) == words
+
+
+# `frank` and `grace` the corpus uses seldom (`CorpusWords.seldom`): typed as given names, they are likelier names.
+GIVEN = CorpusWords(WORDS.source | {"frank", "answers", "wedding", "times", "life", "of", "employee", "month", "alarm",
+                                    "sound", "chase", "dog", "says", "come"}, frozenset(), WORDS.phrases, WORDS.cased,
+                    WORDS.capitalised, seldom=frozenset({"frank", "grace", "chase"}))
+
+
+@pytest.mark.parametrize("line, reading, names", [
+    ('ANSWERS TO "FRANK".', "Frank", ()),  # a common given name the corpus uses seldom: the name
+    ("The Life And Times Of Frank Sinatra", "of Tom", ("Frank Sinatra",)),  # and the name after it
+    ("GRACE AND WILL'S WEDDING", "Tom's wedding", ("Will",)),  # a given name with a possessive
+    ("Employee Of The Month: May Chen", "month: Tom", ("May Chen",)),  # a given name before a name
+    ("EMPLOYEE OF THE MONTH: MAY CHEN", "month: Tom", ("May Chen",)),
+    ("ALARM WILL SOUND", "will sound", ()),  # a given name but no mark: the word
+    ("Will Siobhan come?", "Will Tom come?", ("Siobhan",)),  # typed as written, its capital is the clause's
+])
+def test_a_given_name_is_read_as_a_persons_where_the_line_says_so(line, reading, names):
+    read_as, held = read(line, GIVEN)
+    assert reading in read_as and tuple(name for _, name in held) == names
+
+
 PARTS = ["I met Tom", "we love Paris", "see you on Monday", "go to the TV office", "we met on March 3", "I met Siobhan",
          "we saw the NHS office", "I met Will", "go to Hotel Ritz"]
 sentences = st.lists(st.sampled_from(PARTS), min_size=1, max_size=3).map(lambda parts: " and ".join(parts) + ".")

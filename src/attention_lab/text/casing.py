@@ -1,15 +1,16 @@
-"""Any casing in, the corpus's casing for the model (the Truecase step): an all-capitals, Title Case or
-lower-case sentence is read sentence-cased and its translation given back in capitals when it was typed so.
+"""Any casing in, the corpus's casing for the model (the Truecase step): an all-capitals, Title Case or lower-case
+sentence is read sentence-cased and its translation given back in capitals when it was typed so.
 
-Each word is cased by the corpus's evidence (`counted`): as the corpus writes it inside a sentence (`March`,
-`TV`, `Tom`; `CorpusWords.cased`), in small letters where it writes it so; a word it does not know is left as
-typed where its capitals may be a name's or an acronym's (`Ritz` in Title Case, `NY`), else read in small letters
-(`RENOVATION`); capitals the line shows to be an acronym's are kept (`UN` in Title Case, `THE US`), and a unit after
-a number is read as the reading names it (`500 KG`). `I` and its contractions, the first letter, a title and the
-name after it (`MR. SMITH`), two words the corpus capitalises together (`NEW YORK`) and a month next to a number
-(`MAY 3`) are capitalised. In a lower-case sentence a word the writer capitalised is kept. A model file without the
-corpus's counts cases a word by the model's pieces: capitalised where it reads that form in fewer. A Moses truecaser
-trained on the corpus read the valid split no better and the everyday set's names worse (docs/trust.md: Casing).
+Each word is cased by the corpus's evidence (`counted`): as the corpus writes it inside a sentence (`March`, `TV`,
+`Tom`; `CorpusWords.cased`), in small letters where it writes it so; a word it does not know is left as typed where its
+capitals may be a name's or an acronym's (`Ritz` in Title Case, `NY`), else read in small letters (`RENOVATION`);
+capitals the line shows to be an acronym's are kept (`UN` in Title Case, `THE US`), and a unit after a number is
+read as the reading names it (`500 KG`). `I` and its contractions, the first letter, a title and the name after it
+(`MR. SMITH`), two words the corpus capitalises together (`NEW YORK`), a month next to a number (`MAY 3`) and a
+given name the line marks as one (`FRANK`, `WILL'S`, `MAY CHEN`: `given_run`) are capitalised. In a lower-case
+sentence a word the writer capitalised is kept. A model file without the corpus's counts cases a word by the
+model's pieces: capitalised where it reads that form in fewer. A Moses truecaser trained on the corpus read the
+valid split no better and the everyday set's names worse (docs/trust.md: Casing).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from attention_lab.data.calendar_names import ENGLISH_MONTH_NAMES
 from attention_lab.data.cleaning import capitalized
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.text.amounts import UNITS
+from attention_lab.text.given_names import common, given
 from attention_lab.text.record import Context, Draft, Sentence
 from attention_lab.text.symbols import VERBATIM
 
@@ -93,6 +95,8 @@ def sentence_cased(sentence: str, pieces: Callable[[str], list], keep_capitals: 
             named[k] = named[k + 1] = True
     for k, part in enumerate(parts):
         named[k] |= dated(part, parts[k - 1] + " " if k else "", " " + parts[k + 1] if k + 1 < len(parts) else "")
+        run = 0 if keep_capitals or words is None else given_run(part, parts[k + 1 : k + 2], words)
+        named[k : k + run] = [True] * run
     cased_words = [(measured(part, parts[k - 1] if k else "") or word_cased(part, pieces, words)) if decide else part
                    for k, (part, decide) in enumerate(zip(parts, decided))]
     cased = " ".join(capitalized(part) if decide and name else part
@@ -128,6 +132,22 @@ def dated(word: str, before: str, after: str) -> bool:
     """Whether `word` is a month next to a number (`MAY 3`, `3 MAY`: the month, not the verb), `before` the text
     before it (its space too), `after` the text after it."""
     return MONTH.fullmatch(word) is not None and (NUMBER_BEFORE.search(before) or NUMBER_AFTER.match(after)) is not None
+
+
+def given_run(typed: str, after: list[str], words: CorpusWords) -> int:
+    """How many words from `typed` (in a line typed in capitals or Title Case; `after`: the word after it, if any)
+    are a name by the line's evidence (text/given_names.py): 1, a common given name the corpus seldom uses (`FRANK`)
+    or a given name with a possessive (`WILL'S`); 2, a given name and a word the corpus lacks after it (`MAY CHEN`)."""
+    letters = LETTERS.search(typed)
+    if letters is None or not words.cased or letters.start() > len(typed) - len(typed.lstrip(OPENERS)):
+        return 0  # without the corpus's counts (an older model file), nothing tells a word it lacks
+    name, tail = letters.group(), typed[letters.end() :]
+    next_letters = LETTERS.match(after[0]) if after and not tail else None
+    if next_letters and next_letters.group()[0].isupper() and given(name) and \
+            not english(next_letters.group().lower(), words.source):
+        return 2
+    possessive = re.fullmatch(r"['’][sS]\W*", tail) is not None
+    return int(common(name, words) or given(name) and possessive)
 
 
 def acronym(letters: str) -> bool:

@@ -3,20 +3,19 @@ the model copies and written back in its place (placeholding: Crego et al. 2016,
 et al. 2019, "An Exploration of Placeholding in NMT"); a name the model garbled is written back as typed.
 
 A run of names is read as `Tom`, then `Mary`, then `John` (those the sentence lacks), which the search must write
-(inference/number_constraint.py), and written back as the run typed, elided before a vowel (`d'Emma`). A word is
-held only on the line's evidence, since one held that is no name comes out in English inside the French: a
-capitalised word the corpus does not know inside a clause, where its capital is the writer's (`I met Siobhan.`), not
-a nationality (`Nigerian`); a word after a title (`Mr. Hill`); a word the corpus writes in small letters (all but 1
-in 20 times inside a sentence, `CorpusWords.capitalised`: not `President`, `Earth`, `March`), capitalised inside a
-clause and alone among capitals (`I met Will.`, not `Will you?` or `City Hall`); an acronym the corpus lacks (`NY`,
-`BBC`: text/casing.py), which the model cannot read, but beside a number, where it is a code carried as typed
-(`SEK 120`, `1.5 GB`: `codes`). At a clause's start a capital says nothing: a word there the corpus neither has nor
-makes (`Ferries`: casing.english) is a name only as the subject, an auxiliary or a possessive after it (`Aisha is`,
-`Aisha can't`, `Aisha's`; not `Drizzle the oil.`), or before a name (`Siobhan Okafor called.`, `Henry VIII`); never
-the first word of a line typed in small letters, whose capital is the casing's (`ikr, ...`: `small_first`). Nor is a
-word right before or after a number, a label's or a unit's place (`Gate 12`, `Platform 9`), which French translates
-(`porte 12`). Those the model reads in context, and a name it garbles there is written back as typed where its
-French is like it (`names_written`).
+(inference/number_constraint.py), and written back as typed, elided before a vowel (`d'Emma`). A word is held only on
+the line's evidence, since one held that is no name comes out in English inside the French: a capitalised word the
+corpus lacks inside a clause, where its capital is the writer's (`I met Siobhan.`; not a nationality, `Nigerian`); a
+word after a title (`Mr. Hill`); one the corpus writes small all but 1 in 20 times (`CorpusWords.capitalised`: not
+`President`, `March`), capitalised inside a clause and alone among capitals (`I met Will.`, not `Will you?`, `City
+Hall`); an acronym the corpus lacks (`NY`, `BBC`), which the model cannot read, but a code beside a number, carried
+as typed (`SEK 120`, `1.5 GB`: `codes`). At a clause's start a capital says nothing: a word there the corpus neither
+has nor makes (`Ferries`: casing.english) is a name only as the subject, an auxiliary or a possessive after it
+(`Aisha is`, `Aisha's`; not `Drizzle the oil.`), or before a name (`Siobhan Okafor`, `Henry VIII`; in a line typed in
+capitals or Title Case, a given name too: `MAY CHEN`); never the first word of a line typed in small letters
+(`ikr, ...`: `small_first`). Nor a word right before or after a number, a label's or a unit's place (`Gate 12`), which
+French translates (`porte 12`). A name the model garbles is written back as typed where its French is like it
+(`names_written`).
 """
 
 from __future__ import annotations
@@ -31,6 +30,7 @@ import numpy as np
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.data.tokenizer import Codec
 from attention_lab.text.casing import DETERMINERS, MONTH, OPENERS, ROMAN, TITLES, acronym, english
+from attention_lab.text.given_names import given
 from attention_lab.text.symbols import CLOSING, output_word_of
 
 LIKENESS = 0.5
@@ -53,7 +53,7 @@ _NUMBER_AFTER = re.compile(r"\s[^\w\s]?\d")
 # After a word, what only a subject is followed by: an auxiliary for one person or thing (`Aisha is`, `Aisha can't`;
 # not `are`, `have`: `Ferries have`) or a possessive (`Aisha's`). An order is followed by its object (`Drizzle the
 # oil`), a word of chat by anything (`Nah, ...`).
-_SUBJECT = re.compile(r"['’]s\b|\s+(?i:(?:is|was|has|had|does|did|can|could|will|would|shall|should|must|may|might)"
+SUBJECT = re.compile(r"['’]s\b|\s+(?i:(?:is|was|has|had|does|did|can|could|will|would|shall|should|must|may|might)"
                       r"(?:n['’]t)?|cannot|can['’]t|won['’]t)\b")
 
 
@@ -76,7 +76,7 @@ def _is_name(core: str, sentence: str, start: int, clause: bool, after_title: bo
     if not _capitalised(parts) or beside_a_number(sentence, start, start + len(core)):
         return False
     if clause:  # a capital its place explains: a name only as the sentence's subject
-        return _new_word(core, words) and _SUBJECT.match(sentence, start + len(core)) is not None
+        return _new_word(core, words) and SUBJECT.match(sentence, start + len(core)) is not None
     if small in words.source:
         # A month is no name, next to a number or not (`signed in May`): the corpus's counts of `may` are the verb's.
         return bool(words.cased) and small not in words.capitalised and not MONTH.fullmatch(core) and \
@@ -107,11 +107,12 @@ def _new_word(core: str, words: CorpusWords) -> bool:
     return not english(core.lower(), words.source) and _NATIONALITY.fullmatch(core) is None
 
 
-def _opens_a_run(core: str, sentence: str, start: int, words: CorpusWords) -> bool:
+def _opens_a_run(core: str, sentence: str, start: int, words: CorpusWords, cased_line: bool) -> bool:
     """Whether the word `core` at `start`, at a clause's start, is a name if a name follows it (`Siobhan Okafor`):
-    capitalised, new to the corpus (`_new_word`), beside no number."""
-    return _capitalised(core.split("-")) and core not in PLACEHOLDERS and _new_word(core, words) and \
-        not beside_a_number(sentence, start, start + len(core))
+    capitalised, new to the corpus (`_new_word`) or, in a line typed in capitals or Title Case (`cased_line`), a given
+    name (`MAY CHEN`), beside no number."""
+    return _capitalised(core.split("-")) and core not in PLACEHOLDERS and not beside_a_number(
+        sentence, start, start + len(core)) and (_new_word(core, words) or cased_line and given(core))
 
 
 _BEFORE = re.compile(r"(?:^|(?<=\s))([^\W\d_]+)(?:['’]s)?\s$")  # the word before, a possessive too: `Mother's Day`
@@ -131,14 +132,15 @@ def _beside_a_word(sentence: str, start: int, end: int, known: frozenset[str]) -
 
 
 def placeheld(sentence: str, words: CorpusWords, defined: frozenset[str] = frozenset(), small_first: bool = False,
-              title_case: bool = False) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """`sentence` with each run of names the corpus does not know read as a placeholder, and the
-    (placeholder, name) pairs in order; as it is beyond the placeholders the sentence lacks. Words in
-    `defined` (lower case: a user's glossary's) are no unknown names. `small_first`: the sentence was typed
-    beginning with a small letter (text/casing.py's `lower`), so its first capital is the casing's, no name's.
-    `title_case`: it was typed in Title Case, so a word after an article has its capital from the casing too, and
-    is a thing's more often than a person's (`How NASA Landed A Rover`): the model reads it as typed."""
+              title_case: bool = False, capitals: bool = False) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """`sentence` with each run of names the corpus does not know read as a placeholder, and the (placeholder, name)
+    pairs in order; as it is beyond the placeholders the sentence lacks. Words in `defined` (lower case: a user's
+    glossary's) are no unknown names. `small_first`: the sentence was typed beginning with a small letter
+    (text/casing.py's `lower`), so its first capital is the casing's. `title_case`: typed in Title Case, where a word
+    after an article has its capital from the casing, a thing's more often than a person's (`How NASA Landed A
+    Rover`): the model reads it. There and in `capitals`, a given name may open a run (`MAY CHEN`: casing.given_run)."""
     free = [p for p in PLACEHOLDERS if not re.search(rf"\b{p}\b", sentence)]
+    cased_line = title_case or capitals
     first = next((k for k, char in enumerate(sentence) if char.isalnum()), len(sentence))  # the first word's start
     spans: list[list[int]] = []  # [start, end] of each run
     opening = None  # a word at a clause's start that a name may follow, and so begin a run
@@ -155,7 +157,7 @@ def placeheld(sentence: str, words: CorpusWords, defined: frozenset[str] = froze
                 title_case and before.lstrip(OPENERS) in DETERMINERS or \
                 not _is_name(core, sentence, start, clause, title, words):
             opening = match if clause and not (small_first and start == first) and not match["tail"] and \
-                core.lower() not in defined and _opens_a_run(core, sentence, start, words) else None
+                core.lower() not in defined and _opens_a_run(core, sentence, start, words, cased_line) else None
             continue
         if opening and sentence[opening.end() : start] == " " and (_capitalised(core.split("-")) or ROMAN.fullmatch(core)):
             spans.append([opening.start(), opening.end()])  # `Siobhan Okafor`, `Henry VIII`: the run below takes it

@@ -38,7 +38,8 @@ class Protect:
         defined = context.glossary.words if context.glossary else frozenset()
         # A line typed in small letters or Title Case: some of its capitals are the casing's (text/casing.py).
         typed = sentence.record.get(Truecase.name)
-        text, names = (placeheld(sentence.text, context.words, defined, typed == "lower", typed == "title") if held
+        text, names = (placeheld(sentence.text, context.words, defined, typed == "lower", typed == "title",
+                                 typed == "upper") if held
                        else (sentence.text, ()))
         text, carried = take_out(text, outside_quotes(context.src.reads),
                                  codes(context.words) if held else lambda _: ())

@@ -31,7 +31,8 @@ MODEL_CODE = Path(__file__).with_name("served_model.py")
 INPUT_EXAMPLE = ["I lost.", "He's calm."]
 # What translating imports; the model carries attention_lab itself (code_paths), so a fresh
 # environment (`mlflow models serve --env-manager virtualenv`, `build-docker`) needs only these.
-REQUIREMENTS = ("mlflow", "torch", "numpy", "pandas", "pyyaml", "sentencepiece", "sentencex", "regex", "breame")
+REQUIREMENTS = ("mlflow", "torch", "numpy", "pandas", "pyyaml", "sentencepiece", "sentencex", "regex", "breame",
+                "faker")
 
 
 def signature() -> Any:

@@ -1,0 +1,38 @@
+"""Given names, by which a word that is also one (`Will`, `May`, `Frank`, `Grace`) is read as a person's where the
+line says so (text/casing.py, text/names.py, inference/check_names.py). The corpus cannot tell: nearly every person
+in its English is Tom or Mary, and it writes `frank` and `grace` as words, if at all.
+
+Faker's lists (MIT; data from public registers of births). `given`: its English list, 6,824 names from US records,
+words among them (`Will`, `May`, `Hope`, `Job`): a name only where a mark in the line says so, a possessive after it
+(`WILL'S`), a name after it (`MAY CHEN`), an auxiliary after it (`will is coming`). `common`: its lists of the names
+most given in the US, Britain, Ireland and New Zealand (1,363: `Frank`, `Grace`, `Jake`, `Siobhan`), a name wherever
+the corpus uses the word seldom or never (`CorpusWords.seldom`): there the name is the likelier reading.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+
+from attention_lab.data.corpus_words import CorpusWords
+
+COMMON = ("en_US", "en_GB", "en_IE", "en_NZ")
+
+
+@cache
+def _names(locales: tuple[str, ...]) -> frozenset[str]:
+    """The first names of Faker's `locales`, in small letters."""
+    return frozenset(name.lower() for locale in locales
+                     for name in importlib.import_module(f"faker.providers.person.{locale}").Provider.first_names)
+
+
+def given(word: str) -> bool:
+    """Whether `word` (any casing) is a given name of Faker's English list or its common ones (module doc)."""
+    return word.lower() in _names(("en", *COMMON))
+
+
+def common(word: str, words: CorpusWords) -> bool:
+    """Whether `word` (any casing) is a common given name that the corpus's English uses seldom or never (`Frank`,
+    `Grace`, `Jake`; not `Rose`, `Summer`); never without the corpus's counts of use (an older model file)."""
+    small = word.lower()
+    return bool(words.seldom) and small in _names(COMMON) and (small in words.seldom or small not in words.source)
