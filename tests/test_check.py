@@ -27,11 +27,11 @@ COUNTED = CorpusWords(
               "live on oak print it paper not saw and called sent by came bill may grace summer frank golden central "
               "station garage baker mayor winter olympics red cross gave lesson two today tip christmas day gate un "
               "who us best our team hi dinner tell take meet turn you read hr thanks".split()),
-    frozenset("tom boston japon kenji unesco fbi dr street ok tv onu eu un états unis tomate".split()),
+    frozenset("tom boston japon kenji unesco fbi dr street ok tv onu eu un états unis tomate londres noël".split()),
     phrases=frozenset({"red cross"}),
     cased=frozenset({"Tom", "Boston", "Japan", "Kenji", "UNESCO", "FBI", "London", "Dr", "OK", "TV", "Christmas"}),
     capitalised=frozenset({"tom", "boston", "japan", "kenji", "unesco", "fbi", "london", "dr", "ok", "tv", "street",
-                           "christmas", "golden", "central"}))
+                           "christmas", "golden", "central"}), french=(("christmas", "noël"),))
 
 AMOUNT = st.one_of(st.integers(0, 10**9).map(lambda n: f"{n:,}"),
                    st.tuples(st.integers(0, 99_999), st.integers(1, 99)).map(lambda p: f"{p[0]:,}.{p[1]:02d}"))
@@ -139,7 +139,12 @@ def test_a_unit_typed_beside_a_number_is_named_in_the_french(unit):
     ("It raised $1.2M.", "Il a levé 1,2 M$.", ()),  # a sign, wherever it stands
     ("It is 35°C and 8% more.", "Il fait 35 degrés et 8 pour cent de plus.", ()),
     ("Drive at 50 km/h.", "Roulez à 50 kilomètres à l'heure.", ()),
-    ("It is 10m.", "C'est 10.", ()),  # `m` alone is no unit asked for
+    ("It is 10m.", "C'est 10.", ("10m",)),  # `m` alone: metres, minutes or millions, any of them named
+    ("It is 10m.", "C'est 10 millions.", ()), ("It is 10m.", "C'est 10 mètres.", ()), ("It is 10m.", "C'est 10 min.", ()),
+    ("Simmer it for 1h 30m.", "Laissez mijoter 1 h 30.", ()),  # hours and minutes as French writes them
+    ("Simmer it for 1h 30m.", "Laissez mijoter 1 heure et 30 minutes.", ()),
+    ("Simmer it for 1h 30m.", "Laissez mijoter 1er 30.", ("1h 30m",)),
+    ("It takes 2h 15m.", "Ça prend 2 heures 15 heures.", ("2h 15m",)),  # minutes read as hours
     ("The box weighs 2.4 kg.", "La boîte pèse 2,4.", ("2.4 kg",)),
     ("Pour in 250 ml of milk.", "Versez 250 m'ampli de lait.", ("250 ml",)),  # not inside a word
     ("Tickets cost £12 and £6.", "Les billets coûtent 12 kilos et 6 dollars.", ("£12", "£6")),  # another unit
@@ -183,6 +188,17 @@ def test_names_carried_text_terms_and_placeholders():
 
 
 @pytest.mark.parametrize("source, output, missing", [
+    ("The password is Blue#2025.", "Le mot de passe est Blue#2025.", ()),
+    ("The password is Blue#2025.", "Le mot de passe est Blue à 2025#.", ("#2025",)),  # off the digits it was typed on
+    ("Stay at a B&B or a hotel.", "Restez dans un B & B.", ("B&B",)),
+    ("I ❤ cats and 572♥.", "J'❤ les chats et 572♥.", ()),  # against small letters or a space: the run alone
+])
+def test_carried_text_comes_back_against_the_digits_or_capitals_it_was_typed_against(source, output, missing):
+    carried = tuple(sorted({char for char in source if char in "#&♥❤"}))
+    assert check(source, output, Expected(carried=carried), WORDS).missing_carried == missing
+
+
+@pytest.mark.parametrize("source, output, missing", [
     ("I saw Tom in Boston.", "J'ai vu Tom à Boston.", ()),
     ("I saw Tom in Boston.", "J'ai vu Tom.", ("Boston",)),  # a name the corpus's French writes as typed
     ("I saw Tom in London.", "J'ai vu Tom.", ()),  # `London` is no French word (`Londres`): not asked for
@@ -206,6 +222,7 @@ def test_a_name_the_corpus_writes_in_french_as_typed_is_asked_for_inside_a_sente
     ("Flight BA 2490 is late.", "Le vol BA est en retard de 2490.", ("BA 2490",)),  # with the number after it
     ("I bought an iPhone 15.", "J'ai acheté un 15.", ("iPhone 15",)),
     ("I met Kenji in Boston.", "J'ai vu Keni à Bostan.", ("Kenji", "Boston")),  # garbles are no French forms
+    ("We love Japan.", "Nous aimons ce pays.", ("Japan",)),  # no French name in its place
     ("The UNESCO site is shut.", "Le site UNB est fermé.", ("UNESCO",)),
     ("The EU voted.", "Ils ont eu un vote.", ("EU",)),  # `eu` is a French word, not the acronym
     ("SALES ROSE IN Q3 IN LISBON.", "LES VENTES.", ("Q3",)),  # in capitals, only codes
@@ -226,7 +243,8 @@ def test_a_name_the_reading_did_not_hold_is_asked_for_by_the_line_and_the_corpus
     ("OK, the TV is VERY loud.", "D'accord, la télé est très forte."),  # short acronyms and words the corpus knows
     ("Flight BA 2490 is late.", "Le vol BA2490 est en retard."),
     ("Print it on A4 paper, not in Q3.", "Imprimez-le sur du papier a4, pas au Q3."),
-    ("I saw Tom in London.", "J'ai vu Tom à Londres."),  # the corpus's French lacks `london`: not asked for
+    ("I saw Tom in London.", "J'ai vu Tom à Londres."),  # a word of the corpus's French like it
+    ("We love Japan.", "Nous aimons le pays du Soleil-Levant."),  # with no French form known, any French name
 ])
 def test_a_name_written_as_typed_or_in_a_french_form_is_not_flagged(source, output):
     assert not check(source, output, words=COUNTED).missing_names
@@ -247,6 +265,52 @@ def test_a_name_written_as_typed_or_in_a_french_form_is_not_flagged(source, outp
 ])
 def test_a_known_word_the_line_marks_as_a_name_is_asked_for(source, output, missing):
     assert check(source, output, words=COUNTED).missing_names == missing
+
+
+# The corpus uses `frank` and `grace` seldom (`CorpusWords.seldom`): typed as given names, they are likelier names.
+GIVEN = replace(COUNTED, source=COUNTED.source | {"will", "walks", "are", "back", "says", "for"},
+                seldom=frozenset({"frank", "grace"}))
+
+
+@pytest.mark.parametrize("source, output, missing", [
+    ("Frank Ocean cancels his tour.", "L'océan franc annule sa tournée.", ("Frank",)),  # at a clause's start too
+    ("Rose's tip: stir it.", "L'astuce : remuez.", ("Rose",)),  # a possessive
+    ("ok, im not going if jake's going", "ok, je n'y vais pas s'il y va", ("jake",)),  # one the corpus lacks
+    ("btw will is coming too", "au fait, il viendra aussi", ("will",)),  # an auxiliary before one: its subject
+    ("Summer Walker was named captain.", "L'été Walker a été nommé capitaine.", ("Summer",)),  # another name after
+    ('ANSWERS TO "FRANK".', "RÉPOND À « L'ÂGE ».", ("FRANK",)),  # in capitals
+    ("GRACE AND WILL'S WEDDING", "LE MARIAGE DE GRACE ET DE LA VOLONTÉ", ("WILL",)),
+    ("omw, traffic on the m25 is insane", "en route, la circulation sur la 25 est folle", ("m25",)),  # a code
+])
+def test_a_given_name_the_line_marks_as_a_persons_is_asked_for(source, output, missing):
+    assert check(source, output, words=GIVEN).missing_names == missing
+    assert not check(source, output, words=replace(GIVEN, seldom=frozenset())).missing_names or "m25" in missing
+
+
+@pytest.mark.parametrize("source, output", [
+    ("Frank Ocean cancels his tour.", "Frank Ocean annule sa tournée."),
+    ("Will you come?", "Viendras-tu ?"),  # an auxiliary before a pronoun
+    ("Summer is here.", "L'été est là."),  # a given name but no auxiliary before one: a word
+    ("I love summer walks.", "J'adore les promenades d'été."),  # in small letters in a line typed as written
+    ("Summer Walks Are Back", "Les promenades d'été sont de retour"),  # in Title Case, a run says nothing
+    ("omw, traffic on the m25 is insane", "en route, la circulation sur la m25 est folle"),
+    ("idk, maybe ask frank?", "je sais pas, demande peut-être ?"),  # in small letters: no capital to go by
+])
+def test_a_given_name_the_line_does_not_mark_or_the_french_writes_is_not_flagged(source, output):
+    assert not check(source, output, words=GIVEN).missing_names
+
+
+def test_a_word_made_of_a_corpus_word_is_asked_for_only_where_its_capital_is_the_writers():
+    assert check("We met Tipping.", "Nous l'avons rencontré.", words=GIVEN).missing_names == ("Tipping",)
+    assert not check("Tipping is rare.", "Le pourboire est rare.", words=GIVEN).missing_names  # a clause's capital
+    assert not check("Tipping Tips For Tom", "Des pourboires pour Tom", words=GIVEN).missing_names  # Title Case
+
+
+def test_in_a_french_in_capitals_a_word_stands_for_an_acronym_only_with_its_letters():
+    expected = Expected(names=("UN",))
+    assert check("SAYS THE UN", "DIT L'EAU.", expected, GIVEN).missing_names == ("UN",)  # every word is in capitals
+    assert not check("SAYS THE UN", "DIT L'ONU.", expected, GIVEN).missing_names
+    assert not check("Says the UN", "Dit l'EAU.", expected, GIVEN).missing_names  # as written, a French name
 
 
 @pytest.mark.parametrize("source, output", [

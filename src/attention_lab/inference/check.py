@@ -11,7 +11,8 @@
   writes as a name on both sides (`NASA`, `Seville`, `Boston`), a word it writes small that the line marks as a name
   (`Tell Bill`, `Golden Dragon`), an acronym that is a word after an article (`the UN`): inference/check_names.py,
   check_forms.py;
-- `missing_carried`: text carried around the model (text/symbols.py) that the French lacks;
+- `missing_carried`: text carried around the model (text/symbols.py) that the French lacks, or does not write
+  against the digits or capitals it was typed against (`Blue#2025` needs `#2025`, `B&B` and `572♥` themselves);
 - `missing_terms`: a glossary's term the French does not write (text/glossary.py);
 - `placeholders`: a placeholder left in the French, alone or glued to letters (text/protect.py);
 - `missing_units`: an amount whose unit or currency, typed beside its number, the French does not name (`2.4 kg`
@@ -109,8 +110,19 @@ def check(source: str, output: str, expected: Expected = Expected(), words: Corp
         added_numbers=tuple(n.typed for n in french if not kept(n, allowed)
                             and not any(re.sub(r"\D", "", n.typed) in whole for whole in wholes)),
         missing_names=missing_names(source, output, [*expected.names, *asked_names(source, words)], words),
-        missing_carried=tuple(run for run in expected.carried if run not in output),
+        missing_carried=tuple(dict.fromkeys(span for run in expected.carried for span in _carried_spans(source, run)
+                                            if span not in output)),
         missing_terms=tuple(missing_terms(output, expected.terms)),
         placeholders=tuple(match.group() for placeholder in expected.placeholders
                            for match in leaked(output, placeholder, french_words, source)),
         missing_units=missing_units(source, output))
+
+
+_GLUED = "0-9A-Z"  # what a French translation writes as typed: a carried run typed against it comes back against it
+
+
+def _carried_spans(source: str, run: str) -> list[str]:
+    """What a French translation must write for `run`, carried around the model from `source`: the run with the digits
+    and capitals it was typed against (`#2025` of `Blue#2025`, `B&B`), or the run alone."""
+    spans = [match.group() for match in re.finditer(rf"[{_GLUED}]*{re.escape(run)}[{_GLUED}]*", source)]
+    return [span for span in spans if span != run] or [run]

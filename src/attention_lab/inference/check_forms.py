@@ -4,13 +4,15 @@
 A name is written as a whole word, case and accents aside (an acronym as below), or, but for a code, in a French
 form like it: its first three letters, LIKENESS, and a word of the corpus's French or the name with a gender ending
 (`Japon`, `Londres`, `nigériane`; `Keni` for `Kenji` is a garble); a month or a weekday also as its French name
-(`May`: `mai`), a name the corpus renders in French as that form or like it (`Germany`: `Allemagne`, `French`:
-`française`; `CorpusWords.rendered`). An acronym is written in capitals, or in another case where it is no word of
+(`May`: `mai`, `Mondays`: `lundi`), a name the corpus renders in French as that form or like it (`Germany`:
+`Allemagne`, `French`: `française`; `CorpusWords.rendered`), and one it writes capitalised with no French form it
+knows as any French name the source lacks (`Wales`: `pays de Galles`), one for each. An acronym is written in capitals, or in another case where it is no word of
 the corpus's French (`Nasa`; `eu` and `Un` are no `EU`, `UN`); or spelt out, its letters in any order
 (`ressources humaines` for `HR`, `Nations unies` for `UN`); or as a French name the source lacks, one for each: a
 word of the corpus's French in capitals or capitalised inside a sentence (`ONU`, `TVA`, `États-Unis`, `Royaume-Uni`)
 or an acronym, its stops too (`UE`, `OTAN`, `OMS` for `WHO`, `É.-U.`), but one begun with its first two letters, a
-garble (`UNB` for `UNESCO`).
+garble (`UNB` for `UNESCO`); in a French all in capitals, where every word is so, one with the acronym's letters
+(`ONU`, `OTAN`; not `EAU`).
 """
 
 from __future__ import annotations
@@ -49,34 +51,49 @@ def like(output: str, name: str, words: CorpusWords | None = None) -> bool:
     like it, as text/names.py tells a garbled name, case and accents aside, and is a French form: a word of the
     corpus's French (`Japon` for `Japan`, `Londres` for `London`) or `name` with a gender ending (`nigériane`), not a
     garble (`Keni` for `Kenji`); any such word without the corpus's `words`."""
-    key = folded(name)
-    return any(folded(word)[:3] == key[:3] and SequenceMatcher(None, folded(word), key).ratio() >= LIKENESS and (
-        words is None or word.lower() in words.target or made_french(name, word))
-        for word in re.findall(r"[^\W\d_]+", output))
+    return any(_garbled(word, name) and (words is None or word.lower() in words.target or made_french(name, word))
+               for word in re.findall(r"[^\W\d_]+", output))
 
 
 def missing_names(source: str, output: str, names: Sequence[str], words: CorpusWords | None) -> tuple[str, ...]:
     """Those of `names` (of the English `source`) that `output`, its French, does not write (module doc), each once;
     none that is part of another missing (`BA` of `BA 2490`)."""
     forms = _french_names(source, output, words)
+    capitals = not any(char.islower() for char in output)
     missing = []
     for name in dict.fromkeys(names):
         acronym = ACRONYM.fullmatch(name) is not None
         rendered = words.rendered.get(name.lower(), ()) if words else ()
         if _acronym_written(output, name, words) if acronym else writes(output, name) or (
                 not re.search(r"[0-9]", name) and like(output, name, words)) or (
-                name.lower() in CALENDAR and writes(output, CALENDAR[name.lower()])) or (
+                _calendar(name) is not None and writes(output, _calendar(name))) or (
                 any(writes(output, form) or like(output, form, words) for form in rendered)):
             continue
         if acronym and _spelt(output, name):
             continue
-        form = next((form for form in forms if acronym and _french_form(form, name, words)), None)
+        # A name the corpus writes capitalised but in no French form it knows (`Wales`: `pays de Galles`): any French
+        # name the source lacks may be its form, but a garble of one of the source's names (`Bostan`, `Keni`).
+        named = not acronym and words is not None and not rendered and name.lower() in words.forms and not capitals
+        form = next((form for form in forms if named and not any(_garbled(form, other) for other in names)
+                     or acronym and _french_form(form, name, words, capitals)), None)
         if form is None:
             missing.append(name)
         else:
             forms.remove(form)  # one French form for each
     return tuple(name for name in missing
                  if not any(other != name and name in other.split() for other in missing))
+
+
+def _garbled(word: str, name: str) -> bool:
+    """Whether `word` is like `name` (its first three letters, LIKENESS), case and accents aside: a French form or a
+    garble of it."""
+    key, folded_word = folded(name), folded(word)
+    return folded_word[:3] == key[:3] and SequenceMatcher(None, folded_word, key).ratio() >= LIKENESS
+
+
+def _calendar(name: str) -> str | None:
+    """The French name of `name`, a month or a weekday, one or many (`Mondays`: `lundi`, as French writes `le lundi`)."""
+    return CALENDAR.get(name.lower()) or CALENDAR.get(name.lower().removesuffix("s"))
 
 
 def _acronym_written(output: str, acronym: str, words: CorpusWords | None) -> bool:
@@ -95,13 +112,18 @@ def _spelt(output: str, acronym: str) -> bool:
     return any(sorted(initials[k : k + len(letters)]) == letters for k in range(len(initials) - len(letters) + 1))
 
 
-def _french_form(form: str, acronym: str, words: CorpusWords) -> bool:
+def _french_form(form: str, acronym: str, words: CorpusWords, capitals: bool) -> bool:
     """Whether `form`, a name of the French, may stand for `acronym`: a word of the corpus's French (`ONU`,
     `États-Unis`) or an acronym (`UE` for `EU`, `OMS` for `WHO`, `É.-U.` for `US`), not a garble of it, another
-    begun with its first two letters (`UNB` for `UNESCO`)."""
+    begun with its first two letters (`UNB` for `UNESCO`); in a French typed in `capitals`, only a word with the
+    acronym's letters (`ONU`, `OTAN`)."""
     parts = re.findall(r"[^\W\d_]+", form)
     letters = "".join(parts)
-    if sorted(letters) == sorted(acronym) or all(part.lower() in words.target for part in parts):
+    if sorted(letters) == sorted(acronym):
+        return True
+    if capitals:  # every word is in capitals: one stands for the acronym only with its letters (`ONU`, not `EAU`)
+        return set(folded(acronym)) <= set(folded(letters))
+    if all(part.lower() in words.target for part in parts):
         return True
     return letters.isupper() and not folded(letters).startswith(folded(acronym[:2]))
 

@@ -2,12 +2,15 @@
 inference/check_forms.py.
 
 Beyond the names the reading held as placeholders (text/names.py), each sentence of the source asks for:
-- a code of letters and digits (`Q3`, `A4`, `B12`, `4B`, `SAVE20`, `COVID-19`), whatever the corpus knows: a
-  translation has no other form for it;
+- a code of letters and digits (`Q3`, `A4`, `B12`, `4B`, `SAVE20`, `COVID-19`; in small letters in a line typed so,
+  `the m25`), whatever the corpus knows: a translation has no other form for it;
+- a given name that is also a word, or one the corpus lacks, where the line marks it as a person's
+  (text/given_names.py; `_given_marked`): `Frank Ocean`, `Rose's Bakery`, `jake's going`, `will is
+  coming`, `Summer Walker`, `"FRANK"`;
 - a word with a capital inside (`iPhone`, `WhatsApp`) or a capitalised word (`Seville`, `Nando's`, `Jean-Luc`)
-  that the corpus's English lacks, or that the corpus writes capitalised inside a sentence more often than not
-  (`CorpusWords.cased`) and on both sides (`Boston`, `Louvre`) or with a French form (`Germany`: `Allemagne`,
-  `CorpusWords.rendered`; not in one of its phrases, `Christmas Eve`), wherever it stands; not a title (`Dr`). A
+  that the corpus's English lacks (not one made of a corpus word where a capital says nothing: `Tipping` first or in
+  Title Case), or that the corpus writes capitalised inside a sentence more often than not (`CorpusWords.cased`:
+  `Boston`, `Germany`, `Wales`; not in one of its phrases, `Christmas Eve`), wherever it stands; not a title (`Dr`). A
   model file without those counts asks for a capitalised word both sides write only inside a sentence, not in Title
   Case;
 - a capitalised word the corpus knows but writes in small letters nearly always (`CorpusWords.capitalised`) where
@@ -24,7 +27,7 @@ Beyond the names the reading held as placeholders (text/names.py), each sentence
   small letters, of 3 letters at most or a pronoun, after an article or a possessive (`the UN`, `the WHO`, `our IT
   team`: `_acronym_placed`);
 - an acronym, code or word with a capital inside with the number typed after it, whole (`BA 2490`, `iPhone 15`).
-In a sentence typed in capitals only codes are asked for: its capitals say nothing of names.
+In a sentence typed in capitals only codes and given names are asked for: its capitals say nothing of other names.
 """
 
 from __future__ import annotations
@@ -34,12 +37,13 @@ import re
 from attention_lab.data.cleaning import clean
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.inference.number_values import ENGLISH_WORDS
-from attention_lab.text.casing import ACRONYM_LETTERS, DETERMINERS, JOINING, PRONOUNS, TITLES, casing
-from attention_lab.text.names import CLAUSE, beside_a_number
+from attention_lab.text.casing import ACRONYM_LETTERS, DETERMINERS, JOINING, PRONOUNS, TITLES, casing, english
+from attention_lab.text.given_names import common, given
+from attention_lab.text.names import CLAUSE, SUBJECT, beside_a_number
 from attention_lab.text.sentences import split
 
 # A word, hyphenated or not, its possessive apart (`Nando's`); not inside an address (`x@Y`, `e.Mail`).
-_WORD = re.compile(r"(?<![\w'’.@/-])(?P<word>\w+(?:-\w+)*)(?P<tail>['’]s)?(?![\w@/-]|\.\w)")
+_WORD = re.compile(r"(?<![\w'’.@/-])(?P<word>\w+(?:-\w+)*)(?P<tail>['’][sS])?(?![\w@/-]|\.\w)")
 _CODE = re.compile(r"[A-Za-z]+[0-9][A-Za-z0-9]*|[0-9]+(?!AM|PM|[KM]$)[A-Z]+")  # `Q3`, `SAVE20`, `4B`; not `20K`
 _INNER_CAPITAL = re.compile(r"[a-z]+[A-Z][A-Za-z]*|[A-Z][a-z]+[A-Z][A-Za-z]*")  # `iPhone`, `WhatsApp`
 ACRONYM = re.compile(r"[A-Z]{2,}")
@@ -62,8 +66,10 @@ def asked_names(source: str, words: CorpusWords | None) -> list[str]:
             word, start = match["word"], match.start()
             if _CURRENCY_BEFORE.search(sentence, 0, start):
                 continue
-            code = _CODE.fullmatch(word.replace("-", "")) is not None and not word.islower()
-            name = code or case != "upper" and words is not None and _is_name(word, sentence, start, case, words)
+            # A code in small letters only in a line typed so (`the m25`), where no capital is to be had.
+            code = _CODE.fullmatch(word.replace("-", "")) is not None and (case == "lower" or not word.islower())
+            name = code or words is not None and (case != "upper" and _is_name(word, sentence, start, case, words)
+                                                  or _given_marked(word, match["tail"], sentence, start, case, words))
             if not name:
                 continue
             after = not match["tail"] and (code or not word.istitle()) and _NUMBER_AFTER.match(sentence, match.end())
@@ -82,14 +88,31 @@ def _is_name(word: str, sentence: str, start: int, case: str, words: CorpusWords
     titled = all(part[:1].isupper() and part[1:].islower() for part in word.split("-"))
     if not (titled or _INNER_CAPITAL.fullmatch(word)) or word.lower() in TITLES:
         return False
-    if unknown:
-        return True
+    if unknown:  # but one made of a corpus word where a capital says nothing, as the reading reads it (`Tipping`)
+        return not (case == "title" or _opens(sentence, start)) or not all(english(p, words.source) for p in parts)
     if words.cased:
-        rendered = all(part in words.rendered for part in parts) and not _in_phrase(sentence, start, word, words)
-        return (both or rendered) and all(
+        return (both or not _in_phrase(sentence, start, word, words)) and all(
             part in words.forms and words.forms[part] == typed for part, typed in zip(parts, word.split("-"))) or (
             titled and case in ("as written", "lower") and _marked(word, sentence, start, words))
     return both and case == "as written" and bool(sentence[:start].strip(" \"'«“‘([{"))
+
+
+def _given_marked(word: str, possessive: str | None, sentence: str, start: int, case: str, words: CorpusWords) -> bool:
+    """Whether `word` at `start` in `sentence` of casing `case`, a given name that is also a word or none the corpus
+    knows (text/given_names.py), is a person's by the line's marks: a common one the corpus seldom uses, capitalised
+    anywhere (`Frank Ocean`); one with a `possessive` (`Rose's Bakery`, `jake's going`; not one the corpus writes
+    capitalised, `Valentine's Day`); an auxiliary before one, whose subject it is (`will is coming`: no auxiliary
+    follows another); typed as written, one before a capitalised word the corpus lacks or another given name
+    (`Summer Walker`). Typed capitalised, or in small letters or capitals in a line typed so (`FRANK`, `WILL'S`)."""
+    small = case == "lower" and word.islower()  # no capital to go by: `the holly`, `a robin` are words
+    typed = small or word.istitle() or case == "upper" and word.isupper()
+    if not typed or "-" in word or not words.seldom or word.lower() in words.forms or not given(word):
+        return False
+    end = start + len(word)
+    if not small and common(word, words) or possessive or SUBJECT.match(" " + word) and SUBJECT.match(sentence, end):
+        return True
+    after = _AFTER.match(sentence, end)
+    return case == "as written" and after is not None and (_unknown(after["word"], words) or given(after["word"]))
 
 
 def _in_phrase(sentence: str, start: int, word: str, words: CorpusWords) -> bool:

@@ -3,8 +3,9 @@ source whose unit the French does not name (`2.4 kg` written `2,4`, `£12` writt
 `250 m'ampli`).
 
 The signs and symbols are the reading's (text/amounts.py: `CURRENCIES`, `UNITS`) and those it leaves as typed (`ml`,
-`mm`, `mg`, `min`, `h`, `%`), and units typed as words (`2 litres`, `3 tbsp`: `WORDS`); `m` alone is none (metres,
-minutes or millions). A unit is named by its sign (`1,2 M$`) or by the symbol as typed or a word for it apart from
+`mm`, `mg`, `min`, `h`, `%`), and units typed as words (`2 litres`, `3 tbsp`: `WORDS`); `m` alone (metres, minutes or
+millions) is named by a word for any of them, and hours and minutes (`1h 30m`: `DURATION`) as French writes them
+(`1 h 30`). A unit is named by its sign (`1,2 M$`) or by the symbol as typed or a word for it apart from
 other letters (`FRENCH`: `kg`, `kilo`, `kilogramme`; `£`, `livre`), anywhere in the line: French may name it once
 for two amounts (`12 ou 6 livres`).
 """
@@ -27,7 +28,12 @@ FRENCH = {
     "ft": r"ft|pieds?", "°C": r"°C?|degrés?|Celsius", "°F": r"°F|Fahrenheit", "°": r"°|degrés?",
     "hrs": _HOUR, "hr": _HOUR, "h": _HOUR, "mins": _MINUTE, "min": _MINUTE, "secs": _SECOND, "sec": _SECOND,
     "ml": r"ml|millilitres?", "mm": r"mm|millimètres?", "mg": r"mg|milligrammes?", "%": r"%|pour\s?cent|pourcent",
+    # `m` alone is metres, minutes or millions (the reading leaves it as typed): named by a word for any of them
+    "m": r"m|mètres?|min|minutes?|millions?|M",
 }
+# Hours and minutes (`1h 30m`), which French writes `1 h 30`: a number of hours followed by the minutes', not hours.
+DURATION = re.compile(r"(?<![\w.,])[0-9]+ ?h ?[0-9]{1,2} ?m(?:ins?)?(?![^\W\d_])")
+_DURATION_FRENCH = re.compile(rf"[0-9]+\s?(?:{_HOUR})\s?(?:et\s)?[0-9]{{1,2}}(?![0-9]|\s?(?:{_HOUR})\b)", re.IGNORECASE)
 # Units typed as words or their short forms after a number (`2 litres`, `3 tbsp`, `1-2 hours`), which the reading
 # leaves to the model: English, as a regular expression -> its French forms. Not `m` or `t` alone, nor `pounds`
 # (a weight or money: `£` above), nor `minutes` in `minutes away` (spelt in French as `à 5 minutes`, it is named).
@@ -57,7 +63,12 @@ def missing_units(source: str, output: str) -> tuple[str, ...]:
     """The amounts of the English `source` (as typed: `2.4 kg`, `£12`) whose unit `output`, its French, does not
     name, each once."""
     found = []  # (start, amount) in the source's order
+    durations = [match.span() for match in DURATION.finditer(source)]
+    if durations and not _DURATION_FRENCH.search(output):
+        found += [(start, source[start:end]) for start, end in durations]
     for match in AMOUNTS.finditer(source):
+        if any(start <= match.start() < end for start, end in durations):
+            continue
         unit = (match["sign"] or match["sign_after"] or match["unit"]).replace("º", "°")
         signed = not unit[0].isalpha() and unit in output  # a sign, wherever it stands (`1,2 M$`)
         if not signed and not re.search(_APART.format(f"{re.escape(unit)}|{FRENCH[unit]}"), output, re.IGNORECASE):
