@@ -316,6 +316,7 @@ def test_in_a_french_in_capitals_a_word_stands_for_an_acronym_only_with_its_lett
 @pytest.mark.parametrize("source, output", [
     ("Hi May, are you free?", "Salut May, es-tu libre ?"),
     ("We leave in May.", "Nous partons en mai."),  # a month in its French name
+    ("We rest on Mondays.", "Nous nous reposons le lundi."),  # a weekday in the plural, as French names it
     ("Today's tip: stir it.", "L'astuce du jour : remuez."),  # at a clause's start, a possessive says no name
     ("The Mayor came.", "Le maire est venu."),  # after an article: a title
     ("We saw the Winter Olympics.", "Nous avons vu les Jeux olympiques d'hiver."),  # an institution's run
