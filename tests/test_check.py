@@ -268,7 +268,8 @@ def test_a_known_word_the_line_marks_as_a_name_is_asked_for(source, output, miss
 
 
 # The corpus uses `frank` and `grace` seldom (`CorpusWords.seldom`): typed as given names, they are likelier names.
-GIVEN = replace(COUNTED, source=COUNTED.source | {"will", "walks", "are", "back", "says", "for"},
+GIVEN = replace(COUNTED, source=COUNTED.source | {"will", "walks", "are", "back", "says", "for", "see", "my", "sister",
+                                                  "page"},
                 seldom=frozenset({"frank", "grace"}))
 
 
@@ -293,6 +294,7 @@ def test_a_given_name_the_line_marks_as_a_persons_is_asked_for(source, output, m
     ("Summer is here.", "L'été est là."),  # a given name but no auxiliary before one: a word
     ("I love summer walks.", "J'adore les promenades d'été."),  # in small letters in a line typed as written
     ("Summer Walks Are Back", "Les promenades d'été sont de retour"),  # in Title Case, a run says nothing
+    ("See My Sister's Page", "Voir la page de ma sœur"),  # after a possessive: a common noun
     ("omw, traffic on the m25 is insane", "en route, la circulation sur la m25 est folle"),
     ("idk, maybe ask frank?", "je sais pas, demande peut-être ?"),  # in small letters: no capital to go by
 ])

@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from functools import cached_property
 
 WORD = re.compile(r"[^\W\d_]+")  # a run of letters: `aujourd'hui` is two, `Jean-Luc` two
-# An English word as typed, a hyphenated one whole: `un` of `un-shrink` is no word (`THE UN` is an acronym), and
-# `Wi-Fi` one word, capitalised.
+# An English word as typed, a hyphenated one whole (`Wi-Fi`, capitalised), and its parts (`shaven` of `clean-shaven`)
+# but an English beginning never typed alone (`un` of `un-shrink` is no word: `THE UN` is an acronym).
 ENGLISH = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)*")
+BEGINNINGS = ("un", "re", "dis", "over", "under", "pre", "mis", "out", "non", "fore")
 # A word inside a sentence: after a word or a comma, and a space.
 INSIDE = re.compile(rf"(?<=[\w,] ){ENGLISH.pattern}\b")
 SELDOM = 3  # a word the English uses fewer times than this, a name's reading is the likelier (text/given_names.py)
@@ -78,7 +79,9 @@ class CorpusWords:
                 most.setdefault(word, form)
         cased = frozenset(most[word] for word, n in capitals.items() if n > small[word])
         uses = Counter(word.lower() for text in dict.fromkeys(sources) for word in ENGLISH.findall(text))
-        return cls(frozenset(uses), frozenset(word.lower() for text in targets for word in WORD.findall(text)),
+        parts = {part for word in uses if "-" in word for part in word.split("-")}
+        return cls(frozenset(uses) | {part for part in parts if part in uses or part not in BEGINNINGS},
+                   frozenset(word.lower() for text in targets for word in WORD.findall(text)),
                    frozenset(pair for pair, n in capitalised.items() if 2 * n > seen[pair]), cased,
                    frozenset(word for word, n in capitals.items() if n * SOMETIMES >= n + small[word]),
                    renderings(zip(sources, targets), {word.lower() for word in cased}),

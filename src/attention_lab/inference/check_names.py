@@ -38,7 +38,7 @@ from attention_lab.data.cleaning import clean
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.inference.number_values import ENGLISH_WORDS
 from attention_lab.text.casing import ACRONYM_LETTERS, DETERMINERS, JOINING, PRONOUNS, TITLES, casing, english
-from attention_lab.text.given_names import common, given
+from attention_lab.text.given_names import common, given, surname
 from attention_lab.text.names import CLAUSE, SUBJECT, beside_a_number
 from attention_lab.text.sentences import split
 
@@ -102,17 +102,19 @@ def _given_marked(word: str, possessive: str | None, sentence: str, start: int, 
     knows (text/given_names.py), is a person's by the line's marks: a common one the corpus seldom uses, capitalised
     anywhere (`Frank Ocean`); one with a `possessive` (`Rose's Bakery`, `jake's going`; not one the corpus writes
     capitalised, `Valentine's Day`); an auxiliary before one, whose subject it is (`will is coming`: no auxiliary
-    follows another); typed as written, one before a capitalised word the corpus lacks or another given name
-    (`Summer Walker`). Typed capitalised, or in small letters or capitals in a line typed so (`FRANK`, `WILL'S`)."""
+    follows another); typed as written, one before a surname the corpus lacks or another given name (`Summer
+    Walker`); not after an article or a possessive (`my Sister's`). Typed capitalised, or in small letters or capitals in a line typed so (`FRANK`, `WILL'S`)."""
     small = case == "lower" and word.islower()  # no capital to go by: `the holly`, `a robin` are words
     typed = small or word.istitle() or case == "upper" and word.isupper()
-    if not typed or "-" in word or not words.seldom or word.lower() in words.forms or not given(word):
+    if not typed or "-" in word or not words.seldom or word.lower() in words.forms or not given(word) or \
+            _DETERMINER.search(sentence, 0, start):  # `my sister's`, `the Rose Garden`: a common noun
         return False
     end = start + len(word)
     if not small and common(word, words) or possessive or SUBJECT.match(" " + word) and SUBJECT.match(sentence, end):
         return True
     after = _AFTER.match(sentence, end)
-    return case == "as written" and after is not None and (_unknown(after["word"], words) or given(after["word"]))
+    return case == "as written" and after is not None and (
+        _unknown(after["word"], words) and surname(after["word"]) or given(after["word"]))
 
 
 def _in_phrase(sentence: str, start: int, word: str, words: CorpusWords) -> bool:

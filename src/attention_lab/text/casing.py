@@ -21,9 +21,9 @@ from typing import Literal
 
 from attention_lab.data.calendar_names import ENGLISH_MONTH_NAMES
 from attention_lab.data.cleaning import capitalized
-from attention_lab.data.corpus_words import CorpusWords
+from attention_lab.data.corpus_words import BEGINNINGS, CorpusWords
 from attention_lab.text.amounts import UNITS
-from attention_lab.text.given_names import common, given
+from attention_lab.text.given_names import common, given, surname
 from attention_lab.text.record import Context, Draft, Sentence
 from attention_lab.text.symbols import VERBATIM
 
@@ -95,7 +95,7 @@ def sentence_cased(sentence: str, pieces: Callable[[str], list], keep_capitals: 
             named[k] = named[k + 1] = True
     for k, part in enumerate(parts):
         named[k] |= dated(part, parts[k - 1] + " " if k else "", " " + parts[k + 1] if k + 1 < len(parts) else "")
-        run = 0 if keep_capitals or words is None else given_run(part, parts[k + 1 : k + 2], words)
+        run = 0 if keep_capitals or words is None else given_run(part, parts[k - 1 : k], parts[k + 1 : k + 2], words)
         named[k : k + run] = [True] * run
     cased_words = [(measured(part, parts[k - 1] if k else "") or word_cased(part, pieces, words)) if decide else part
                    for k, (part, decide) in enumerate(zip(parts, decided))]
@@ -134,16 +134,17 @@ def dated(word: str, before: str, after: str) -> bool:
     return MONTH.fullmatch(word) is not None and (NUMBER_BEFORE.search(before) or NUMBER_AFTER.match(after)) is not None
 
 
-def given_run(typed: str, after: list[str], words: CorpusWords) -> int:
-    """How many words from `typed` (in a line typed in capitals or Title Case; `after`: the word after it, if any)
-    are a name by the line's evidence (text/given_names.py): 1, a common given name the corpus seldom uses (`FRANK`)
-    or a given name with a possessive (`WILL'S`); 2, a given name and a word the corpus lacks after it (`MAY CHEN`)."""
+def given_run(typed: str, before: list[str], after: list[str], words: CorpusWords) -> int:
+    """How many words from `typed` (of a line in capitals or Title Case, between the words `before` and `after`) are
+    a name (text/given_names.py): 1, a common given name the corpus seldom uses (`FRANK`) or one with a possessive
+    (`WILL'S`); 2, one and a surname the corpus lacks after it (`MAY CHEN`); 0 after an article (`MY SISTER'S`)."""
     letters = LETTERS.search(typed)
-    if letters is None or not words.cased or letters.start() > len(typed) - len(typed.lstrip(OPENERS)):
+    if letters is None or not words.cased or letters.start() > len(typed) - len(typed.lstrip(OPENERS)) or \
+            before and before[0].lower().lstrip(OPENERS) in DETERMINERS:
         return 0  # without the corpus's counts (an older model file), nothing tells a word it lacks
     name, tail = letters.group(), typed[letters.end() :]
     next_letters = LETTERS.match(after[0]) if after and not tail else None
-    if next_letters and next_letters.group()[0].isupper() and given(name) and \
+    if next_letters and next_letters.group()[0].isupper() and given(name) and surname(next_letters.group()) and \
             not english(next_letters.group().lower(), words.source):
         return 2
     possessive = re.fullmatch(r"['’][sS]\W*", tail) is not None
@@ -177,7 +178,6 @@ def counted(typed: str, words: CorpusWords) -> str:
 ENDINGS = {ending: ("", "e") for ending in ("s", "es", "ed", "ing", "ly", "er", "ers", "est", "ness", "ment", "ments",
                                              "able", "ful", "less", "ous", "ity", "ize", "ized", "ion", "ions")}
 ENDINGS.update({ending: ("y",) for ending in ("ies", "ied", "ier", "iest", "ily")})
-BEGINNINGS = ("un", "re", "dis", "over", "under", "pre", "mis", "out", "non", "fore")
 STEM = 3  # letters a stem has at least
 
 

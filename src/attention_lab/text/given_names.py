@@ -4,9 +4,11 @@ in its English is Tom or Mary, and it writes `frank` and `grace` as words, if at
 
 Faker's lists (MIT; data from public registers of births). `given`: its English list, 6,824 names from US records,
 words among them (`Will`, `May`, `Hope`, `Job`): a name only where a mark in the line says so, a possessive after it
-(`WILL'S`), a name after it (`MAY CHEN`), an auxiliary after it (`will is coming`). `common`: its lists of the names
-most given in the US, Britain, Ireland and New Zealand (1,363: `Frank`, `Grace`, `Jake`, `Siobhan`), a name wherever
-the corpus uses the word seldom or never (`CorpusWords.seldom`): there the name is the likelier reading.
+(`WILL'S`), a surname after it (`MAY CHEN`), an auxiliary after it (`will is coming`); never after an article or a
+possessive, where it is a common noun (`my sister's`, `that guy's`, `a French penpal`). `common`: its lists of the
+names most given in the US, Britain, Ireland and New Zealand (1,363: `Frank`, `Grace`, `Jake`, `Siobhan`), a name
+wherever the corpus uses the word seldom or never (`CorpusWords.seldom`): there the name is the likelier reading.
+`surname`: its lists of family names of the same countries (`Chen`, `Walker`).
 """
 
 from __future__ import annotations
@@ -20,10 +22,10 @@ COMMON = ("en_US", "en_GB", "en_IE", "en_NZ")
 
 
 @cache
-def _names(locales: tuple[str, ...]) -> frozenset[str]:
-    """The first names of Faker's `locales`, in small letters."""
+def _names(locales: tuple[str, ...], kind: str = "first_names") -> frozenset[str]:
+    """The first names (or another `kind`: `last_names`) of Faker's `locales`, in small letters."""
     return frozenset(name.lower() for locale in locales
-                     for name in importlib.import_module(f"faker.providers.person.{locale}").Provider.first_names)
+                     for name in getattr(importlib.import_module(f"faker.providers.person.{locale}").Provider, kind))
 
 
 def given(word: str) -> bool:
@@ -36,3 +38,8 @@ def common(word: str, words: CorpusWords) -> bool:
     `Grace`, `Jake`; not `Rose`, `Summer`); never without the corpus's counts of use (an older model file)."""
     small = word.lower()
     return bool(words.seldom) and small in _names(COMMON) and (small in words.seldom or small not in words.source)
+
+
+def surname(word: str) -> bool:
+    """Whether `word` (any casing) is a family name of Faker's English lists (`Chen`, `Walker`)."""
+    return word.lower() in _names(("en", *COMMON), "last_names")
