@@ -111,6 +111,8 @@ def test_a_hyphenated_word_is_one_word_of_the_corpus_and_words_used_seldom_are_k
     assert "Wi-Fi" in words.cased and "wi-fi" in words.capitalised and "wi-fi" in words.source
     assert "frank" in words.seldom and "will" not in words.seldom
     assert CorpusWords.from_payload(words.payload()) == words
+    shirts = CorpusWords.of(["Why did you go?", "Your T-shirt is red.", "My T-shirt is new.", "Did it shrink?"], [])
+    assert read("WHY DID YOUR T-SHIRT SHRINK?", shirts)[0] == "Why did your T-shirt shrink?"  # cased whole
 
 
 # `frank` and `grace` the corpus uses seldom (`CorpusWords.seldom`): typed as given names, they are likelier names.

@@ -21,7 +21,7 @@ from typing import Literal
 
 from attention_lab.data.calendar_names import ENGLISH_MONTH_NAMES
 from attention_lab.data.cleaning import capitalized
-from attention_lab.data.corpus_words import BEGINNINGS, CorpusWords
+from attention_lab.data.corpus_words import BEGINNINGS, ENGLISH, CorpusWords
 from attention_lab.text.amounts import UNITS
 from attention_lab.text.given_names import common, given, surname
 from attention_lab.text.record import Context, Draft, Sentence
@@ -147,8 +147,7 @@ def given_run(typed: str, before: list[str], after: list[str], words: CorpusWord
     if next_letters and next_letters.group()[0].isupper() and given(name) and surname(next_letters.group()) and \
             not english(next_letters.group().lower(), words.source):
         return 2
-    possessive = re.fullmatch(r"['’][sS]\W*", tail) is not None
-    return int(common(name, words) or given(name) and possessive)
+    return int(common(name, words) or given(name) and re.fullmatch(r"['’][sS]\W*", tail) is not None)
 
 
 def acronym(letters: str) -> bool:
@@ -162,13 +161,14 @@ def counted(typed: str, words: CorpusWords) -> str:
     """`typed` (a word, marks after it) cased by the corpus's counts: as the corpus writes it inside a sentence
     (`MARCH` -> `March`, `TV`), in small letters where it writes it so; a word it lacks as typed where its
     capitals may be an acronym's or a name's (`NY`, `Ritz`), else in small letters (`RENOVATION`)."""
-    letters = LETTERS.search(typed)
+    whole, letters = ENGLISH.search(typed), LETTERS.search(typed)
     if letters is None:
         return typed.lower()
-    small = letters.group().lower()
-    if small in words.forms:  # `TOM'S` -> `Tom's`
-        return typed[: letters.start()].lower() + words.forms[small] + typed[letters.end() :].lower()
-    if not english(small, words.source) and (acronym(letters.group()) or letters.group()[1:].islower()):
+    for found in (whole, letters):  # `T-SHIRT` -> `T-shirt`, `TOM'S` -> `Tom's`
+        if found.group().lower() in words.forms:
+            return typed[: found.start()].lower() + words.forms[found.group().lower()] + typed[found.end() :].lower()
+    word = letters.group()
+    if not english(word.lower(), words.source) and (acronym(word) or word[1:].islower()):
         return typed
     return typed.lower()
 
