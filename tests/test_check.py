@@ -10,6 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import linear_work
+
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.inference.check import Expected, Findings, check
 from attention_lab.inference.check_units import FRENCH
@@ -306,6 +308,13 @@ def test_a_word_made_of_a_corpus_word_is_asked_for_only_where_its_capital_is_the
     assert check("We met Tipping.", "Nous l'avons rencontré.", words=GIVEN).missing_names == ("Tipping",)
     assert not check("Tipping is rare.", "Le pourboire est rare.", words=GIVEN).missing_names  # a clause's capital
     assert not check("Tipping Tips For Tom", "Des pourboires pour Tom", words=GIVEN).missing_names  # Title Case
+
+
+def test_a_long_line_is_checked_in_linear_work():
+    marked, capitals = "my Sister's Page at Golden Dragon for $5 " * 5_000, "AB" * 100_000 + " #"
+    with linear_work(10):  # linear: about 2 s in all; each word looked back at from the line's start: minutes
+        check(marked, marked, words=GIVEN)
+        check(capitals, capitals, Expected(carried=("#",)), GIVEN)
 
 
 def test_in_a_french_in_capitals_a_word_stands_for_an_acronym_only_with_its_letters():

@@ -102,11 +102,11 @@ def check(source: str, output: str, expected: Expected = Expected(), words: Corp
     what the text steps `expected` of it and the corpus's `words` (names, and French words that begin like a
     placeholder: `Tomate`)."""
     english, french = numbers(source, "en"), numbers(output, "fr")
-    written, allowed = values(french), values(english)
+    written, allowed, written_runs = values(french), values(english), runs(output)
     wholes = [n.whole for n in english if n.whole]  # digit groups typed apart: a French run of them adds none (`06.12`)
     french_words = words.target if words else frozenset()
     return Findings(
-        missing_numbers=tuple(n.typed for n in english if asked(n) and not kept(n, written, runs(output))),
+        missing_numbers=tuple(n.typed for n in english if asked(n) and not kept(n, written, written_runs)),
         added_numbers=tuple(n.typed for n in french if not kept(n, allowed)
                             and not any(re.sub(r"\D", "", n.typed) in whole for whole in wholes)),
         missing_names=missing_names(source, output, [*expected.names, *asked_names(source, words)], words),
@@ -118,11 +118,21 @@ def check(source: str, output: str, expected: Expected = Expected(), words: Corp
         missing_units=missing_units(source, output))
 
 
-_GLUED = "0-9A-Z"  # what a French translation writes as typed: a carried run typed against it comes back against it
+_GLUED = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")  # written as typed: a carried run typed against it comes
+# back against it
 
 
 def _carried_spans(source: str, run: str) -> list[str]:
     """What a French translation must write for `run`, carried around the model from `source`: the run with the digits
-    and capitals it was typed against (`#2025` of `Blue#2025`, `B&B`), or the run alone."""
-    spans = [match.group() for match in re.finditer(rf"[{_GLUED}]*{re.escape(run)}[{_GLUED}]*", source)]
+    and capitals it was typed against (`#2025` of `Blue#2025`, `B&B`), or the run alone. Each character is read at
+    most twice: a pattern with `[0-9A-Z]*` before the run took n² steps on a line of capitals."""
+    spans, end = [], 0
+    for match in re.finditer(re.escape(run), source):
+        start, stop = match.start(), match.end()
+        while start > end and source[start - 1] in _GLUED:
+            start -= 1
+        while stop < len(source) and source[stop] in _GLUED:
+            stop += 1
+        spans.append(source[start:stop])
+        end = stop
     return [span for span in spans if span != run] or [run]

@@ -54,6 +54,9 @@ SHORT_ACRONYM = 2  # `OK`, `TV`, `ID`: the corpus writes them in capitals and tr
 _BEFORE = re.compile(r"(?<![\w'’.@/-])(?P<word>[A-Z][a-z]+(?:-[A-Z][a-z]+)*)(?P<tail>['’]s)? $")
 _AFTER = re.compile(r"(?:['’]s)? (?P<word>[A-Z][a-z]+(?:-[A-Z][a-z]+)*)(?![\w@/-]|\.\w)")
 _DETERMINER = re.compile(rf"\b(?i:{'|'.join(DETERMINERS)}) $")
+# How far back a pattern ending at a word is looked for (a word or two and a space; a currency sign): searched from
+# the line's start, each word's look took n² steps on a long line.
+REACH = 60
 
 
 def asked_names(source: str, words: CorpusWords | None) -> list[str]:
@@ -64,7 +67,7 @@ def asked_names(source: str, words: CorpusWords | None) -> list[str]:
         case = casing(sentence)
         for match in _WORD.finditer(sentence):
             word, start = match["word"], match.start()
-            if _CURRENCY_BEFORE.search(sentence, 0, start):
+            if _CURRENCY_BEFORE.search(sentence, max(0, start - REACH), start):
                 continue
             # A code in small letters only in a line typed so (`the m25`), where no capital is to be had.
             code = _CODE.fullmatch(word.replace("-", "")) is not None and (case == "lower" or not word.islower())
@@ -103,11 +106,12 @@ def _given_marked(word: str, possessive: str | None, sentence: str, start: int, 
     anywhere (`Frank Ocean`); one with a `possessive` (`Rose's Bakery`, `jake's going`; not one the corpus writes
     capitalised, `Valentine's Day`); an auxiliary before one, whose subject it is (`will is coming`: no auxiliary
     follows another); typed as written, one before a surname the corpus lacks or another given name (`Summer
-    Walker`); not after an article or a possessive (`my Sister's`). Typed capitalised, or in small letters or capitals in a line typed so (`FRANK`, `WILL'S`)."""
+    Walker`); not after an article or a possessive (`my Sister's`). Typed capitalised, or in small letters or
+    capitals in a line typed so (`FRANK`, `WILL'S`)."""
     small = case == "lower" and word.islower()  # no capital to go by: `the holly`, `a robin` are words
     typed = small or word.istitle() or case == "upper" and word.isupper()
     if not typed or "-" in word or not words.seldom or word.lower() in words.forms or not given(word) or \
-            _DETERMINER.search(sentence, 0, start):  # `my sister's`, `the Rose Garden`: a common noun
+            _determined(sentence, start):  # `my sister's`, `the Rose Garden`: a common noun
         return False
     end = start + len(word)
     if not small and common(word, words) or possessive or SUBJECT.match(" " + word) and SUBJECT.match(sentence, end):
@@ -117,10 +121,15 @@ def _given_marked(word: str, possessive: str | None, sentence: str, start: int, 
         _unknown(after["word"], words) and surname(after["word"]) or given(after["word"]))
 
 
+def _determined(sentence: str, start: int) -> bool:
+    """Whether the word at `start` in `sentence` follows an article or a possessive (`the`, `my`)."""
+    return _DETERMINER.search(sentence, max(0, start - REACH), start) is not None
+
+
 def _in_phrase(sentence: str, start: int, word: str, words: CorpusWords) -> bool:
     """Whether `word` at `start` in `sentence` and the word before or after it are one of the corpus's phrases
     (`Christmas Eve`: `la veille de Noël`), which French renders whole, not word by word."""
-    before, after = _BEFORE.search(sentence, 0, start), _AFTER.match(sentence, start + len(word))
+    before, after = _BEFORE.search(sentence, max(0, start - REACH), start), _AFTER.match(sentence, start + len(word))
     return any(f"{a} {b}".lower() in words.phrases for a, b in (
         (before and before["word"], word), (word, after and after["word"])) if a and b)
 
@@ -130,7 +139,7 @@ def _acronym_placed(word: str, sentence: str, start: int, words: CorpusWords) ->
     in small letters, is an acronym by its place: of ACRONYM_LETTERS at most or a pronoun after an article or a
     possessive (`the UN`, `the WHO`, `our IT team`: a pronoun takes none); not one the corpus writes in capitals and
     translates as a word (`the TV`, `your ID`: `CorpusWords.cased`)."""
-    return word not in words.cased and _DETERMINER.search(sentence, 0, start) is not None and (
+    return word not in words.cased and _determined(sentence, start) and (
         len(word) <= ACRONYM_LETTERS or word.lower() in PRONOUNS)
 
 
@@ -155,7 +164,7 @@ def _marked(word: str, sentence: str, start: int, words: CorpusWords) -> bool:
     if _opens(sentence, start):  # its capital is the place's; with a possessive too (`Grace's`, but `Life's too short`)
         return False
     run = _run(sentence, start, words)
-    if _DETERMINER.search(sentence, 0, run[0][0]):  # `the Mayor`, `the Winter Olympics`: a title or an institution's
+    if _determined(sentence, run[0][0]):  # `the Mayor`, `the Winter Olympics`: a title or an institution's
         return any(_unknown(part, words) for _, part in run) and run[-1][0] != start and word not in words.cased
     if len(run) == 1:
         return _small(word, words)
@@ -174,7 +183,7 @@ def _run(sentence: str, start: int, words: CorpusWords) -> list[tuple[int, str]]
     `Rose's Bakery`), each by its start; not a word the corpus writes small that begins a clause without a possessive,
     whose capital is the place's (`Ask Summer`, `Dear Grace`; not `Valentine's Day`, `Christmas Day`)."""
     run, at = [], start
-    while before := _BEFORE.search(sentence, 0, at):
+    while before := _BEFORE.search(sentence, max(0, at - REACH), at):
         if _opens(sentence, before.start()) and _small(before["word"], words) and not before["tail"]:
             break
         at = before.start()
