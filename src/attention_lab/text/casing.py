@@ -141,7 +141,7 @@ def given_run(typed: str, before: list[str], after: list[str], words: CorpusWord
     letters = LETTERS.search(typed)
     if letters is None or not words.cased or letters.start() > len(typed) - len(typed.lstrip(OPENERS)) or \
             before and before[0].lower().lstrip(OPENERS) in DETERMINERS:
-        return 0  # without the corpus's counts (an older model file), nothing tells a word it lacks
+        return 0  # no counts (an older model file) tell a word it lacks; after an article, a common noun
     name, tail = letters.group(), typed[letters.end() :]
     next_letters = LETTERS.match(after[0]) if after and not tail else None
     if next_letters and next_letters.group()[0].isupper() and given(name) and surname(next_letters.group()) and \
