@@ -193,15 +193,35 @@ def test_a_pair_the_corpus_capitalises_inside_sentences_more_often_than_not_is_a
     assert CorpusWords.from_payload(older).phrases == frozenset()
 
 
-def test_a_name_s_french_forms_are_the_words_its_pairs_write_with_it():
+def test_a_word_s_french_forms_are_the_words_its_pairs_write_with_it():
     sources = ["I live in Germany.", "We love Germany.", "Germany is big.", "I met Tom.", "I met Tom in Paris.",
-               "He saw Paris.", "She is here."]
+               "He saw Paris.", "She is here.", "I love summer.", "Summer is here.", "It has been long.",
+               "We have been here.", "You have been kind.", "They have been ill.", "He has been out.",
+               "She has been in.", "It has been hot.", "Holland is the Netherlands.", "The Netherlands are flat."]
     targets = ["Je vis en Allemagne.", "Nous aimons l'Allemagne.", "L'Allemagne est grande.", "J'ai rencontré Tom.",
-               "J'ai rencontré Tom à Paris.", "Il a vu Paris.", "Elle est ici."]
+               "J'ai rencontré Tom à Paris.", "Il a vu Paris.", "Elle est ici.", "J'adore l'été.", "L'été est là.",
+               "Ça a été long.", "Nous avons été ici.", "Tu as été gentil.", "Ils ont été malades.",
+               "Il a été dehors.", "Elle a été dedans.", "Il a fait chaud.", "La Hollande, ce sont les Pays-Bas.",
+               "Les Pays-Bas sont plats."]
     words = CorpusWords.of(sources, targets)
     assert "allemagne" in words.rendered["germany"] and "paris" in words.rendered["paris"]
     assert "vis" not in words.rendered["germany"]  # written with it once: no form
-    assert set(words.rendered) <= {form.lower() for form in words.cased}  # names only: not `live`
+    assert "rencontré" in words.rendered["met"]  # not names only
+    assert "été" in words.rendered["summer"]  # in every pair of `summer`, though in more of `been`
+    assert "pays-bas" in words.rendered["netherlands"]  # a hyphenated word whole
+    assert "été" not in words.rendered.get("it", ())  # in a few of its many pairs
+    assert words.renders["allemagne"] == {"germany"}
+
+
+def test_a_french_word_in_most_pairs_of_an_english_word_renders_it_unless_it_is_in_nearly_every_pair():
+    # `été` is in both pairs of `summer` and in 8 of `been`: Dice's 0.33; `zut` is in both of `gloop` and 40 others
+    other = [f"q{a}{b}" for a in "abcde" for b in "abcdefgh"]  # 40 words, each pair its own (pairs count once)
+    sources = ["summer one", "summer two", "gloop one", "gloop two", *[f"been {w}" for w in other[:8]],
+               *[f"other {w}" for w in other]]
+    targets = ["été un", "été deux", "zut un", "zut deux", *[f"été {w}" for w in other[:8]],
+               *[f"zut {w}" for w in other]]
+    words = CorpusWords.of(sources, targets)
+    assert "été" in words.rendered["summer"] and "zut" not in words.rendered.get("gloop", ())
     assert CorpusWords.from_payload(words.payload()) == words
     older = {key: value for key, value in words.payload().items() if key != "french"}  # a model file before them
     assert CorpusWords.from_payload(older).rendered == {}

@@ -6,8 +6,9 @@ by which a line typed in capitals is read in the corpus's casing (text/casing.py
 inside a sentence with capitals more often than in small letters, in the form it writes most (`March`, `TV`),
 by which a line's casing is read word by word; and those it writes so at times (`President`, `Earth`), by which
 a name that is also a word is told (`I met Will.`: `will` never is; text/names.py); and the French words the
-pairs write with the former (`Germany`: `allemagne`), by which the check after writing knows a name's French; and
-the words it seldom uses (`frank`, `grace`), which typed as a given name are likelier the name (text/given_names.py).
+pairs write with each English word (`germany`: `allemagne`, `dawn`: `aube`), by which the check after writing knows
+a name's French and whether a word that may be a name was written in any form; and the words it seldom uses
+(`frank`, `grace`), which typed as a given name are likelier the name (text/given_names.py).
 
 Kept with the tokenizer (data/tokenizer.py), so a model file carries them; a tokenizer built before
 them has none, and the translator then does without.
@@ -30,7 +31,11 @@ BEGINNINGS = ("un", "re", "dis", "over", "under", "pre", "mis", "out", "non", "f
 INSIDE = re.compile(rf"(?<=[\w,] ){ENGLISH.pattern}\b")
 SELDOM = 3  # a word the English uses fewer times than this, a name's reading is the likelier (text/given_names.py)
 SOMETIMES = 20  # a word capitalised in 1 of 20 of its uses inside a sentence: a capital says no name (`President`)
-RENDERED = 0.4  # `mary`: `mary` 0.8, `marie` 0.49; `tv`: `télé` 0.63, `télévision` 0.49 on the corpus
+# A French word renders an English one when written with it in 2 pairs at least, and Dice's coefficient (twice the
+# pairs with both over the pairs with either) is RENDERED at least (`mary`: `mary` 0.8, `marie` 0.49; `tv`: `télé`
+# 0.63, `télévision` 0.49 on the corpus), or it is written in MOSTLY of the English word's pairs and Dice's is OFTEN
+# (`summer`: `été`, in 93 % of them, 0.15: `été` is also `been`); not `de`, in most pairs of nearly any word.
+RENDERED, MOSTLY, OFTEN = 0.4, 0.5, 0.1
 PAIR = re.compile(r"(?=\b([^\W\d_]+) ([^\W\d_]+)\b)")  # two words with a space between: each pair, overlapping
 
 
@@ -42,7 +47,7 @@ class CorpusWords:
     cased: frozenset[str] = frozenset()  # `March`, `TV`: written with capitals inside a sentence more often than not
     # `president`, `earth`: written with a capital in 1 of SOMETIMES of its uses inside a sentence at least
     capitalised: frozenset[str] = frozenset()
-    # (`germany`, `allemagne`): a word of `cased` in small letters, and a French word its pairs write with it
+    # (`germany`, `allemagne`), (`dawn`, `aube`): an English word in small letters, and a French word rendering it
     french: tuple[tuple[str, str], ...] = ()
     seldom: frozenset[str] = frozenset()  # `frank`, `grace`: used fewer than SELDOM times
 
@@ -53,6 +58,14 @@ class CorpusWords:
         for word, form in self.french:
             found.setdefault(word, set()).add(form)
         return {word: frozenset(forms) for word, forms in found.items()}
+
+    @cached_property
+    def renders(self) -> dict[str, frozenset[str]]:
+        """The English words each French word of `french` renders: `allemagne` -> {`germany`, `german`}."""
+        found: dict[str, set[str]] = {}
+        for word, form in self.french:
+            found.setdefault(form, set()).add(word)
+        return {form: frozenset(english) for form, english in found.items()}
 
     @cached_property
     def forms(self) -> dict[str, str]:
@@ -84,7 +97,7 @@ class CorpusWords:
                    frozenset(word.lower() for text in targets for word in WORD.findall(text)),
                    frozenset(pair for pair, n in capitalised.items() if 2 * n > seen[pair]), cased,
                    frozenset(word for word, n in capitals.items() if n * SOMETIMES >= n + small[word]),
-                   renderings(zip(sources, targets), {word.lower() for word in cased}),
+                   renderings(zip(sources, targets)),
                    frozenset(word for word, n in uses.items() if n < SELDOM))
 
     def payload(self) -> dict:
@@ -102,17 +115,19 @@ class CorpusWords:
                    frozenset(payload.get("seldom", ())))
 
 
-def renderings(pairs: Iterable[tuple[str, str]], names: set[str]) -> tuple[tuple[str, str], ...]:
-    """For each of `names` (English words in small letters), the French words (in small letters) written with it in
-    RENDERED pairs of (Dice's coefficient: twice the pairs with both over the pairs with either) and in two pairs at
-    least: its French form (`germany`: `allemagne`, `french`: `français`, `boston`: `boston`), by which the check after
-    writing asks a name the corpus writes otherwise in French (inference/check_names.py)."""
+def renderings(pairs: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
+    """Each English word (in small letters) of `pairs` with each French word (in small letters) that renders it
+    (RENDERED), a hyphenated one whole and its parts: `germany`: `allemagne`, `french`: `français`, `boston`: `boston`,
+    `netherlands`: `pays-bas`, `dawn`: `aube`, `summer`: `été`. By
+    them the check after writing asks a name the corpus writes otherwise in French, and tells a word that may be a
+    name written in no form (inference/check_names.py)."""
     english, french, both = Counter(), Counter(), Counter()
     for source, target in dict.fromkeys(pairs):
-        written = {word.lower() for word in WORD.findall(target)}
+        written = {word.lower() for pattern in (WORD, ENGLISH) for word in pattern.findall(target)}  # `pays-bas` too
         french.update(written)
-        for name in {word.lower() for word in WORD.findall(source)} & names:
-            english[name] += 1
-            both.update((name, word) for word in written)
-    return tuple(sorted(pair for pair, n in both.items()
-                        if n >= 2 and 2 * n >= RENDERED * (english[pair[0]] + french[pair[1]])))
+        for word in {word.lower() for word in WORD.findall(source)}:
+            english[word] += 1
+            both.update((word, form) for form in written)
+    return tuple(sorted((word, form) for (word, form), n in both.items() if n >= 2 and (
+        2 * n >= RENDERED * (english[word] + french[form])
+        or n >= MOSTLY * english[word] and 2 * n >= OFTEN * (english[word] + french[form]))))
