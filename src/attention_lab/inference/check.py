@@ -9,8 +9,10 @@
 - `missing_names`: a name the French does not write, as typed or in a French form (`Japon`, `ONU`, `OMS`): one read
   as a placeholder (text/names.py), a code (`Q3`, `B12`), a word in capitals or capitalised that the corpus lacks or
   writes as a name on both sides (`NASA`, `Seville`, `Boston`), a word it writes small that the line marks as a name
-  (`Tell Bill`, `Golden Dragon`), an acronym that is a word after an article (`the UN`): inference/check_names.py,
-  check_forms.py;
+  (`Tell Bill`, `Golden Dragon`), an acronym that is a word after an article (`the UN`), a place in a line typed in
+  small letters or capitals (`dublin`), a letter that labels a thing (`panel C`); a given name written in no form,
+  neither as typed nor as a word the corpus renders it by (`happy bday dawn`, with neither `Dawn` nor `aube`):
+  inference/check_names.py, check_forms.py;
 - `missing_carried`: text carried around the model (text/symbols.py) that the French lacks, or does not write
   against the digits or capitals it was typed against (`Blue#2025` needs `#2025`, `B&B` and `572♥` themselves);
 - `missing_terms`: a glossary's term the French does not write (text/glossary.py);
@@ -30,7 +32,7 @@ from dataclasses import asdict, dataclass, fields
 
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.inference.check_forms import missing_names
-from attention_lab.inference.check_names import asked_names
+from attention_lab.inference.check_names import asked_names, loosely_asked
 from attention_lab.inference.check_units import missing_units
 from attention_lab.inference.number_values import asked, kept, numbers, runs, values
 from attention_lab.text.glossary import missing_terms
@@ -109,7 +111,8 @@ def check(source: str, output: str, expected: Expected = Expected(), words: Corp
         missing_numbers=tuple(n.typed for n in english if asked(n) and not kept(n, written, written_runs)),
         added_numbers=tuple(n.typed for n in french if not kept(n, allowed)
                             and not any(re.sub(r"\D", "", n.typed) in whole for whole in wholes)),
-        missing_names=missing_names(source, output, [*expected.names, *asked_names(source, words)], words),
+        missing_names=missing_names(source, output, [*expected.names, *asked_names(source, words)], words,
+                                    loosely_asked(source, words)),
         missing_carried=tuple(dict.fromkeys(span for run in expected.carried for span in _carried_spans(source, run)
                                             if span not in output)),
         missing_terms=tuple(missing_terms(output, expected.terms)),

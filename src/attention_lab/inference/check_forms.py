@@ -23,9 +23,12 @@ from collections.abc import Sequence
 from difflib import SequenceMatcher
 
 from attention_lab.data.calendar_names import DAYS, MONTHS
-from attention_lab.data.corpus_words import CorpusWords
+from attention_lab.data.corpus_words import WORD, CorpusWords
 from attention_lab.inference.check_names import ACRONYM
+from attention_lab.text.casing import ACRONYM_LETTERS
+from attention_lab.text.given_names import given
 from attention_lab.text.names import LIKENESS, made_french
+from attention_lab.text.place_names import place
 
 # `ONU`, `États-Unis`, when capitalised; an acronym with its stops (`É.-U.`, `F.B.I.`)
 _OUTPUT_NAME = re.compile(r"(?<![\w-])(?:(?:[^\W\d_]\.-?){2,}|[^\W\d_]{2,}(?:-[^\W\d_]+)*)")
@@ -41,40 +44,60 @@ def folded(text: str) -> str:
 
 def writes(output: str, name: str) -> bool:
     """Whether `output` writes `name` as a whole word (elided or not: `d'Emma`), case and accents aside, its parts
-    apart, joined or hyphenated (`BA 2490`, `BA2490`, `BA-2490`)."""
+    apart, joined or hyphenated (`BA 2490`, `BA2490`, `BA-2490`); a letter alone in its case, not elided (`C` is not
+    written by `c'est`)."""
+    if len(name) == 1:
+        return re.search(rf"(?<!\w){re.escape(name)}(?![\w'’])", output) is not None
     pattern = r"[\s-]?".join(map(re.escape, folded(name).split()))
     return re.search(rf"(?<!\w){pattern}(?!\w)", folded(output)) is not None
 
 
-def like(output: str, name: str, words: CorpusWords | None = None) -> bool:
+def like(output: str, name: str, words: CorpusWords | None = None, of: str | None = None) -> bool:
     """Whether `output` writes a word that begins with the first three letters of `name` (all of a shorter one) and is
     like it, as text/names.py tells a garbled name, case and accents aside, and is a French form: a word of the
-    corpus's French (`Japon` for `Japan`, `Londres` for `London`) or `name` with a gender ending (`nigériane`), not a
-    garble (`Keni` for `Kenji`); any such word without the corpus's `words`."""
-    return any(_garbled(word, name) and (words is None or word.lower() in words.target or made_french(name, word))
-               for word in re.findall(r"[^\W\d_]+", output))
+    corpus's French (`Japon` for `Japan`, `Londres` for `London`) but one it renders another English word by
+    (`pendant` is no `Penrith`: `_of_another`), or `name` with a gender ending (`nigériane`); not a garble (`Keni` for
+    `Kenji`); any such word without the corpus's `words`. `of`: the English name `name` is a French form of."""
+    return any(_garbled(word, name) and (
+        words is None or word.lower() in words.target and not _of_another(word, of or name, words)
+        or made_french(name, word)) for word in re.findall(r"[^\W\d_]+", output))
 
 
-def missing_names(source: str, output: str, names: Sequence[str], words: CorpusWords | None) -> tuple[str, ...]:
-    """Those of `names` (of the English `source`) that `output`, its French, does not write (module doc), each once;
-    none that is part of another missing (`BA` of `BA 2490`)."""
+def _of_another(form: str, name: str, words: CorpusWords) -> bool:
+    """Whether the corpus renders English words by the French `form`, none of them `name` or like it (`États-Unis` is
+    the US's, no form of `Leeds`; `arabes` renders `arab`, a form of `Arabs`; `CorpusWords.renders`)."""
+    english = words.renders.get(form.lower())
+    return english is not None and not any(_garbled(word, name) for word in english)
+
+
+def missing_names(source: str, output: str, names: Sequence[str], words: CorpusWords | None,
+                  loose: Sequence[str] = ()) -> tuple[str, ...]:
+    """Those of `names` (of the English `source`) that `output`, its French, does not write (module doc), and of
+    `loose` those it writes neither so nor as a word rendering them (`Dawn`: `aube`), each once; none that is part of
+    another missing (`BA` of `BA 2490`)."""
     forms = _french_names(source, output, words)
     capitals = not any(char.islower() for char in output)
     missing = []
-    for name in dict.fromkeys(names):
-        acronym = ACRONYM.fullmatch(name) is not None
-        rendered = words.rendered.get(name.lower(), ()) if words else ()
+    typed_in_capitals = not any(char.islower() for char in source)
+    for name in dict.fromkeys([*names, *loose]):
+        # in a line typed in capitals, a given name or a place longer than an acronym is a word (`OSLO`, `ROSS`; `UN`)
+        acronym = ACRONYM.fullmatch(name) is not None and not (
+            typed_in_capitals and len(name) > ACRONYM_LETTERS and (given(name) or place(name)))
+        # A name's French form, if the corpus writes it as a name (`Germany`: `Allemagne`); a loose one's, any word
+        rendered = words.rendered.get(name.lower(), ()) if words and (
+            name.lower() in words.forms or name in loose and name not in names) else ()
         if _acronym_written(output, name, words) if acronym else writes(output, name) or (
-                not re.search(r"[0-9]", name) and like(output, name, words)) or (
+                not re.search(r"[0-9]", name) and len(name) > 1 and like(output, name, words)) or (
                 _calendar(name) is not None and writes(output, _calendar(name))) or (
-                any(writes(output, form) or like(output, form, words) for form in rendered)):
+                any(writes(output, form) or like(output, form, words, name) for form in rendered)):
             continue
         if acronym and _spelt(output, name):
             continue
         # A name the corpus writes capitalised but in no French form it knows (`Wales`: `pays de Galles`): any French
         # name the source lacks may be its form, but a garble of one of the source's names (`Bostan`, `Keni`).
         named = not acronym and words is not None and not rendered and name.lower() in words.forms and not capitals
-        form = next((form for form in forms if named and not any(_garbled(form, other) for other in names)
+        form = next((form for form in forms if named and set(WORD.findall(form.lower())) <= words.target
+                     and not _of_another(form, name, words) and not any(_garbled(form, other) for other in names)
                      or acronym and _french_form(form, name, words, capitals)), None)
         if form is None:
             missing.append(name)

@@ -3,7 +3,8 @@ inference/check_forms.py.
 
 Beyond the names the reading held as placeholders (text/names.py), each sentence of the source asks for:
 - a code of letters and digits (`Q3`, `A4`, `B12`, `4B`, `SAVE20`, `COVID-19`; in small letters in a line typed so,
-  `the m25`), whatever the corpus knows: a translation has no other form for it;
+  `the m25`), whatever the corpus knows, or a capital letter alone that labels a thing (`panel C`, `Plan B`;
+  `_letter`): a translation has no other form for it;
 - a given name that is also a word, or one the corpus lacks, where the line marks it as a person's
   (text/given_names.py; `_given_marked`): `Frank Ocean`, `Rose's Bakery`, `jake's going`, `will is
   coming`, `Summer Walker`, `"FRANK"`;
@@ -27,7 +28,16 @@ Beyond the names the reading held as placeholders (text/names.py), each sentence
   small letters, of 3 letters at most or a pronoun, after an article or a possessive (`the UN`, `the WHO`, `our IT
   team`: `_acronym_placed`);
 - an acronym, code or word with a capital inside with the number typed after it, whole (`BA 2490`, `iPhone 15`).
-In a sentence typed in capitals only codes and given names are asked for: its capitals say nothing of other names.
+- in a line typed all in small letters or capitals, a place GeoNames knows that the corpus uses seldom or writes as
+  a name (`just landed in dublin`, `LAST SEEN IN LEEDS`: `_place_typed`, text/place_names.py).
+In a sentence typed in capitals only codes, given names and places are asked for: its capitals say nothing of other
+names.
+
+A given name the line may use as a word, typed as the line types names (capitalised, but in a line typed in small
+letters or capitals), not after an article or a possessive, is asked loosely (`loosely_asked`): the French may write
+it as a name or as any word the corpus renders it by (`CorpusWords.rendered`: `Dawn` as `aube`, `art is coming` as
+`l'art`), but not write it in no form at all (`happy bday dawn` with neither `Dawn` nor `aube`). Only a word the corpus
+renders, or uses seldom or never, is asked so: the French of `will` or `may` takes no word of its own.
 """
 
 from __future__ import annotations
@@ -38,8 +48,9 @@ from attention_lab.data.cleaning import clean
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.inference.number_values import ENGLISH_WORDS
 from attention_lab.text.casing import ACRONYM_LETTERS, DETERMINERS, JOINING, PRONOUNS, TITLES, casing, english
-from attention_lab.text.given_names import common, given, surname
+from attention_lab.text.given_names import common, given, rare, surname, usual
 from attention_lab.text.names import CLAUSE, SUBJECT, beside_a_number
+from attention_lab.text.place_names import place
 from attention_lab.text.sentences import split
 
 # A word, hyphenated or not, its possessive apart (`Nando's`); not inside an address (`x@Y`, `e.Mail`).
@@ -70,13 +81,34 @@ def asked_names(source: str, words: CorpusWords | None) -> list[str]:
             if _CURRENCY_BEFORE.search(sentence, max(0, start - REACH), start):
                 continue
             # A code in small letters only in a line typed so (`the m25`), where no capital is to be had.
-            code = _CODE.fullmatch(word.replace("-", "")) is not None and (case == "lower" or not word.islower())
+            code = _CODE.fullmatch(word.replace("-", "")) is not None and (case == "lower" or not word.islower()) \
+                or _letter(word, sentence, start, case)
             name = code or words is not None and (case != "upper" and _is_name(word, sentence, start, case, words)
-                                                  or _given_marked(word, match["tail"], sentence, start, case, words))
+                                                  or _given_marked(word, match["tail"], sentence, start, case, words)
+                                                  or _place_typed(word, case, words))
             if not name:
                 continue
             after = not match["tail"] and (code or not word.istitle()) and _NUMBER_AFTER.match(sentence, match.end())
             found.append(f"{word}{after.group()}" if after else word)
+    return found
+
+
+def loosely_asked(source: str, words: CorpusWords | None) -> list[str]:
+    """The given names of `source` a translation must write as typed or as a word rendering them, in order (module
+    doc); none without the corpus's `words`, or its renderings (an older model file)."""
+    if words is None or not words.french:
+        return []
+    found = []
+    for sentence in split(clean(source)):
+        case = casing(sentence)
+        typed = {"as written": str.istitle, "title": str.istitle, "lower": str.islower, "upper": str.isupper}[case]
+        for match in _WORD.finditer(sentence):
+            word, small = match["word"], match["word"].lower()
+            name = usual(word) or given(word) and rare(word, words)  # not `Wash`, `Add`: Faker's records hold them
+            judged = small in words.rendered or rare(word, words)  # the French of `will`, `may` takes no word
+            if typed(word) and "-" not in word and name and judged and small not in words.forms \
+                    and not _determined(sentence, match.start()):
+                found.append(word)
     return found
 
 
@@ -119,6 +151,25 @@ def _given_marked(word: str, possessive: str | None, sentence: str, start: int, 
     after = _AFTER.match(sentence, end)
     return case == "as written" and after is not None and (
         _unknown(after["word"], words) and surname(after["word"]) or given(after["word"]))
+
+
+def _letter(word: str, sentence: str, start: int, case: str) -> bool:
+    """Whether `word`, at `start` in `sentence` of casing `case`, is a capital letter alone that labels a thing
+    (`panel C`, `Plan B`, `site A`), a space after a word before it (not `38°C`), no possessive (`Z's`): not `I`, not
+    first in a clause, and
+    not `A` in a line typed in capitals or Title Case, where it is as likely the article (`WIN A TRIP`)."""
+    after_a_word = start >= 2 and sentence[start - 2].isalpha() and sentence[start - 1] == " " and \
+        sentence[start + 1:start + 2] not in ("'", "’")  # not `Z's`
+    return len(word) == 1 and word.isupper() and word != "I" and after_a_word and not _opens(sentence, start) and (
+        word != "A" or case not in ("upper", "title"))
+
+
+def _place_typed(word: str, case: str, words: CorpusWords) -> bool:
+    """Whether `word`, in a line typed all in small letters or capitals (`case`) where its casing says nothing, is a
+    place (text/place_names.py) that the corpus uses seldom or never (`dublin`, `LEEDS`) or writes as a name (`paris`,
+    `CHINA`; not `nice`, `BATH`)."""
+    return (case == "lower" and word.islower() or case == "upper" and word.isupper()) and place(word) and (
+        rare(word, words) or word.lower() in words.forms)
 
 
 def _determined(sentence: str, start: int) -> bool:

@@ -33,11 +33,21 @@ def given(word: str) -> bool:
     return word.lower() in _names(("en", *COMMON))
 
 
+def usual(word: str) -> bool:
+    """Whether `word` (any casing) is one of the given names most given (`Frank`, `Rose`, `Summer`; not `Wash`)."""
+    return word.lower() in _names(COMMON)
+
+
 def common(word: str, words: CorpusWords) -> bool:
     """Whether `word` (any casing) is a common given name that the corpus's English uses seldom or never (`Frank`,
     `Grace`, `Jake`; not `Rose`, `Summer`); never without the corpus's counts of use (an older model file)."""
+    return bool(words.seldom) and usual(word) and rare(word, words)
+
+
+def rare(word: str, words: CorpusWords) -> bool:
+    """Whether the corpus's English uses `word` (any casing) seldom or never (`CorpusWords.seldom`)."""
     small = word.lower()
-    return bool(words.seldom) and small in _names(COMMON) and (small in words.seldom or small not in words.source)
+    return small in words.seldom or small not in words.source
 
 
 def surname(word: str) -> bool:

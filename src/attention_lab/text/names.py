@@ -236,10 +236,10 @@ def names_written(source: str, pieces: Sequence[str], attention: np.ndarray, src
 def made_french(name: str, word: str) -> bool:
     """Whether `word` is `name` with accents or a French gender ending, case aside (`nigériane` and
     `Nigérian` for `Nigerian`); not in other case alone (`jones`)."""
-    return word.lower() != name.lower() and _plain(word) in {_plain(name) + ending for ending in ENDINGS}
+    return word.lower() != name.lower() and plain(word) in {plain(name) + ending for ending in ENDINGS}
 
 
-def _plain(word: str) -> str:
+def plain(word: str) -> str:  # small letters without accents
     return "".join(c for c in unicodedata.normalize("NFD", word.lower()) if not unicodedata.combining(c))
 
 
