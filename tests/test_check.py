@@ -317,8 +317,10 @@ def test_a_word_made_of_a_corpus_word_is_asked_for_only_where_its_capital_is_the
 
 
 # The corpus renders `dawn` by `aube` and `hope` by `espère` (`CorpusWords.rendered`); it never uses `holly` or `sue`.
-RENDERED = replace(GIVEN, source=GIVEN.source | {"dawn", "hope", "woke", "up", "at", "mark", "box", "wash", "of", "time"},
-                   french=(("christmas", "noël"), ("dawn", "aube"), ("hope", "espère"), ("wash", "lavez")))
+RENDERED = replace(GIVEN, source=GIVEN.source | {"dawn", "hope", "woke", "up", "at", "mark", "box", "wash", "of", "time",
+                                                 "don", "t", "worry", "joy", "to", "world"},
+                   french=(("christmas", "noël"), ("dawn", "aube"), ("hope", "espère"), ("wash", "lavez"),
+                           ("don", "pas"), ("joy", "joie")))
 
 
 @pytest.mark.parametrize("source, output, missing", [
@@ -345,6 +347,8 @@ def test_a_model_file_without_the_corpus_s_renderings_asks_no_given_name_loosely
     ("happy bday Dawn!!", "joyeux anniversaire Dawn !"),
     ("Mark the box.", "Cochez la case."),  # a word the corpus knows and renders by no word of its own
     ("Wash it at 40°C.", "Mettez-le à 40 °C."),  # in Faker's records of given names, but none most given
+    ("Don't worry.", "T'inquiète."),  # a contraction's first letters, not `Don`
+    ("JOY TO THE WORLD", "JOIE AU MONDE"),  # in capitals a word, not an acronym
     ("i woke up at the dawn of time", "je me suis réveillé au commencement"),  # after an article: a common noun
 ])
 def test_a_given_name_written_in_some_form_or_not_asked_is_not_flagged(source, output):

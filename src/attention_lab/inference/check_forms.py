@@ -80,12 +80,12 @@ def missing_names(source: str, output: str, names: Sequence[str], words: CorpusW
     missing = []
     typed_in_capitals = not any(char.islower() for char in source)
     for name in dict.fromkeys([*names, *loose]):
+        only_loose = name in loose and name not in names
         # in a line typed in capitals, a given name or a place longer than an acronym is a word (`OSLO`, `ROSS`; `UN`)
-        acronym = ACRONYM.fullmatch(name) is not None and not (
+        acronym = ACRONYM.fullmatch(name) is not None and not only_loose and not (
             typed_in_capitals and len(name) > ACRONYM_LETTERS and (given(name) or place(name)))
         # A name's French form, if the corpus writes it as a name (`Germany`: `Allemagne`); a loose one's, any word
-        rendered = words.rendered.get(name.lower(), ()) if words and (
-            name.lower() in words.forms or name in loose and name not in names) else ()
+        rendered = words.rendered.get(name.lower(), ()) if words and (name.lower() in words.forms or only_loose) else ()
         if _acronym_written(output, name, words) if acronym else writes(output, name) or (
                 not re.search(r"[0-9]", name) and len(name) > 1 and like(output, name, words)) or (
                 _calendar(name) is not None and writes(output, _calendar(name))) or (

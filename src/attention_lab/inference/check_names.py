@@ -104,9 +104,10 @@ def loosely_asked(source: str, words: CorpusWords | None) -> list[str]:
         typed = {"as written": str.istitle, "title": str.istitle, "lower": str.islower, "upper": str.isupper}[case]
         for match in _WORD.finditer(sentence):
             word, small = match["word"], match["word"].lower()
+            contracted = not match["tail"] and sentence[match.end():match.end() + 1] in ("'", "’")  # `Don't`
             name = usual(word) or given(word) and rare(word, words)  # not `Wash`, `Add`: Faker's records hold them
             judged = small in words.rendered or rare(word, words)  # the French of `will`, `may` takes no word
-            if typed(word) and "-" not in word and name and judged and small not in words.forms \
+            if typed(word) and "-" not in word and not contracted and name and judged and small not in words.forms \
                     and not _determined(sentence, match.start()):
                 found.append(word)
     return found
