@@ -54,18 +54,12 @@ class CorpusWords:
     @cached_property
     def rendered(self) -> dict[str, frozenset[str]]:
         """The French words of each of `french`'s English ones: `germany` -> {`allemagne`}, `boston` -> {`boston`}."""
-        found: dict[str, set[str]] = {}
-        for word, form in self.french:
-            found.setdefault(word, set()).add(form)
-        return {word: frozenset(forms) for word, forms in found.items()}
+        return _grouped(self.french)
 
     @cached_property
     def renders(self) -> dict[str, frozenset[str]]:
         """The English words each French word of `french` renders: `allemagne` -> {`germany`, `german`}."""
-        found: dict[str, set[str]] = {}
-        for word, form in self.french:
-            found.setdefault(form, set()).add(word)
-        return {form: frozenset(english) for form, english in found.items()}
+        return _grouped((form, word) for word, form in self.french)
 
     @cached_property
     def forms(self) -> dict[str, str]:
@@ -113,6 +107,14 @@ class CorpusWords:
                    frozenset(payload.get("cased", ())), frozenset(payload.get("capitalised", ())),
                    tuple((word, form) for word, form in payload.get("french", ())),
                    frozenset(payload.get("seldom", ())))
+
+
+def _grouped(pairs: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
+    """Each first word of `pairs` and the second words it is paired with."""
+    found: dict[str, set[str]] = {}
+    for first, second in pairs:
+        found.setdefault(first, set()).add(second)
+    return {first: frozenset(seconds) for first, seconds in found.items()}
 
 
 def renderings(pairs: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
