@@ -4,17 +4,20 @@
 - `missing_numbers`: a number of the source, in digits or in English words (`two`; not `one`, `both`), whose value
   the French does not write, in digits or in words (`100,000` is written `100 000`, `9.99` is `9,99`, `2` may be
   `deux`, `$1.2M` `1,2 million`, `9¾` `9,75`), or digit groups typed apart that it does not write in one run
-  (`020 7946 0958`): inference/number_values.py;
+  (`020 7946 0958`): inference/number_values.py; a word of order or of a part stated in no form (`first use`
+  with neither `première` nor `1re`, `by a fifth`): inference/check_loose.py;
 - `added_numbers`: a number the French writes, in digits or words (`vingt`, `onze heures`), that the source lacks;
 - `missing_names`: a name the French does not write, as typed or in a French form (`Japon`, `ONU`, `OMS`): one read
   as a placeholder (text/names.py), a code (`Q3`, `B12`), a word in capitals or capitalised that the corpus lacks or
   writes as a name on both sides (`NASA`, `Seville`, `Boston`), a word it writes small that the line marks as a name
   (`Tell Bill`, `Golden Dragon`), an acronym that is a word after an article (`the UN`), a place in a line typed in
-  small letters or capitals (`dublin`), a letter that labels a thing (`panel C`); a given name written in no form,
-  neither as typed nor as a word the corpus renders it by (`happy bday dawn`, with neither `Dawn` nor `aube`):
-  inference/check_names.py, check_forms.py;
+  small letters or capitals (`dublin`), a letter that labels a thing (`panel C`); a given name or a capitalised word
+  of a name written in no form, neither as typed nor as a word the corpus renders it by (`happy bday dawn`, with
+  neither `Dawn` nor `aube`; `Goodison Park` with neither `Park` nor `parc`): inference/check_names.py,
+  check_forms.py, check_loose.py;
 - `missing_carried`: text carried around the model (text/symbols.py) that the French lacks, or does not write
-  against the digits or capitals it was typed against (`Blue#2025` needs `#2025`, `B&B` and `572♥` themselves);
+  against the digits or capitals it was typed against (`Blue#2025` needs `#2025`, `B&B` and `572♥` themselves); an
+  `&` or `+` between capitalised words, a name's or keys' (`Harwood & Finch`, not `et`; `Ctrl + Shift + T`);
 - `missing_terms`: a glossary's term the French does not write (text/glossary.py);
 - `placeholders`: a placeholder left in the French, alone or glued to letters (text/protect.py);
 - `missing_units`: an amount whose unit or currency, typed beside its number, the French does not name (`2.4 kg`
@@ -32,7 +35,8 @@ from dataclasses import asdict, dataclass, fields
 
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.inference.check_forms import missing_names
-from attention_lab.inference.check_names import asked_names, loosely_asked
+from attention_lab.inference.check_loose import loosely_asked, missing_orders, order_values
+from attention_lab.inference.check_names import asked_names
 from attention_lab.inference.check_units import missing_units
 from attention_lab.inference.number_values import asked, kept, numbers, runs, values
 from attention_lab.text.glossary import missing_terms
@@ -104,21 +108,28 @@ def check(source: str, output: str, expected: Expected = Expected(), words: Corp
     what the text steps `expected` of it and the corpus's `words` (names, and French words that begin like a
     placeholder: `Tomate`)."""
     english, french = numbers(source, "en"), numbers(output, "fr")
-    written, allowed, written_runs = values(french), values(english), runs(output)
+    written, allowed, written_runs = values(french), values(english) | order_values(source), runs(output)
     wholes = [n.whole for n in english if n.whole]  # digit groups typed apart: a French run of them adds none (`06.12`)
     french_words = words.target if words else frozenset()
+    carried = [span for run in expected.carried for span in _carried_spans(source, run)]
+    carried += [match["sign"] for match in _NAMED_SIGN.finditer(source)]
     return Findings(
-        missing_numbers=tuple(n.typed for n in english if asked(n) and not kept(n, written, written_runs)),
+        missing_numbers=tuple(n.typed for n in english if asked(n) and not kept(n, written, written_runs))
+        + missing_orders(source, output, written, words),
         added_numbers=tuple(n.typed for n in french if not kept(n, allowed)
                             and not any(re.sub(r"\D", "", n.typed) in whole for whole in wholes)),
         missing_names=missing_names(source, output, [*expected.names, *asked_names(source, words)], words,
                                     loosely_asked(source, words)),
-        missing_carried=tuple(dict.fromkeys(span for run in expected.carried for span in _carried_spans(source, run)
-                                            if span not in output)),
+        missing_carried=tuple(dict.fromkeys(span for span in carried if span not in output)),
         missing_terms=tuple(missing_terms(output, expected.terms)),
         placeholders=tuple(match.group() for placeholder in expected.placeholders
                            for match in leaked(output, placeholder, french_words, source)),
         missing_units=missing_units(source, output))
+
+
+# `Harwood & Finch`, `FISH & CHIPS`, `Ctrl + Shift`: a name's or keys' own sign. Tried at a word's start only: from
+# inside a long word of capitals each try ran to its end.
+_NAMED_SIGN = re.compile(r"(?<![\w'’])[A-Z][\w'’]* (?P<sign>[&+]) [A-Z]")
 
 
 _GLUED = frozenset("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")  # written as typed: a carried run typed against it comes

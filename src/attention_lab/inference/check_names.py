@@ -33,12 +33,7 @@ Beyond the names the reading held as placeholders (text/names.py), each sentence
 In a sentence typed in capitals only codes, given names and places are asked for: its capitals say nothing of other
 names.
 
-A given name the line may use as a word, typed as the line types names (capitalised, but in a line typed in small
-letters or capitals), not after an article or a possessive, is asked loosely (`loosely_asked`): the French may write
-it as a name or as any word the corpus renders it by (`CorpusWords.rendered`: `Dawn` as `aube`, `Hope you are well`
-as `J'espère`), but not write it in no form at all (`happy bday dawn` with neither `Dawn` nor `aube`). Only a word the
-corpus renders, or uses seldom or never, is asked so: the French of `will` or `may` takes no word of its own; and only
-one of the names most given, or of Faker's records one the corpus uses seldom (not `Wash`, `Add`).
+Words asked loosely, in some form: inference/check_loose.py.
 """
 
 from __future__ import annotations
@@ -49,13 +44,13 @@ from attention_lab.data.cleaning import clean
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.inference.number_values import ENGLISH_WORDS
 from attention_lab.text.casing import ACRONYM_LETTERS, DETERMINERS, JOINING, PRONOUNS, TITLES, casing, english
-from attention_lab.text.given_names import common, given, rare, surname, usual
+from attention_lab.text.given_names import common, given, rare, surname
 from attention_lab.text.names import CLAUSE, SUBJECT, beside_a_number
 from attention_lab.text.place_names import place
 from attention_lab.text.sentences import split
 
 # A word, hyphenated or not, its possessive apart (`Nando's`); not inside an address (`x@Y`, `e.Mail`).
-_WORD = re.compile(r"(?<![\w'’.@/-])(?P<word>\w+(?:-\w+)*)(?P<tail>['’][sS])?(?![\w@/-]|\.\w)")
+WORD = re.compile(r"(?<![\w'’.@/-])(?P<word>\w+(?:-\w+)*)(?P<tail>['’][sS])?(?![\w@/-]|\.\w)")
 _CODE = re.compile(r"[A-Za-z]+[0-9][A-Za-z0-9]*|[0-9]+(?!AM|PM|[KM]$)[A-Z]+")  # `Q3`, `SAVE20`, `4B`; not `20K`
 _INNER_CAPITAL = re.compile(r"[a-z]+[A-Z][A-Za-z]*|[A-Z][a-z]+[A-Z][A-Za-z]*")  # `iPhone`, `WhatsApp`
 ACRONYM = re.compile(r"[A-Z]{2,}")
@@ -77,7 +72,7 @@ def asked_names(source: str, words: CorpusWords | None) -> list[str]:
     found = []
     for sentence in split(clean(source)):  # cleaned first, as read: the segmenter panics on a no-break space
         case = casing(sentence)
-        for match in _WORD.finditer(sentence):
+        for match in WORD.finditer(sentence):
             word, start = match["word"], match.start()
             if _CURRENCY_BEFORE.search(sentence, max(0, start - REACH), start):
                 continue
@@ -94,26 +89,6 @@ def asked_names(source: str, words: CorpusWords | None) -> list[str]:
     return found
 
 
-def loosely_asked(source: str, words: CorpusWords | None) -> list[str]:
-    """The given names of `source` a translation must write as typed or as a word rendering them, in order (module
-    doc); none without the corpus's `words`, or its renderings (an older model file)."""
-    if words is None or not words.french:
-        return []
-    found = []
-    for sentence in split(clean(source)):
-        case = casing(sentence)
-        typed = {"as written": str.istitle, "title": str.istitle, "lower": str.islower, "upper": str.isupper}[case]
-        for match in _WORD.finditer(sentence):
-            word, small = match["word"], match["word"].lower()
-            contracted = not match["tail"] and sentence[match.end():match.end() + 1] in ("'", "’")  # `Don't`
-            name = usual(word) or given(word) and rare(word, words)  # not `Wash`, `Add`: Faker's records hold them
-            judged = small in words.rendered or rare(word, words)  # the French of `will`, `may` takes no word
-            if typed(word) and "-" not in word and not contracted and name and judged and small not in words.forms \
-                    and not _determined(sentence, match.start()):
-                found.append(word)
-    return found
-
-
 def _is_name(word: str, sentence: str, start: int, case: str, words: CorpusWords) -> bool:
     """Whether `word`, at `start` in `sentence` of casing `case`, is a name by the corpus's `words` (module doc)."""
     parts = word.lower().split("-")
@@ -126,9 +101,9 @@ def _is_name(word: str, sentence: str, start: int, case: str, words: CorpusWords
     if not (titled or _INNER_CAPITAL.fullmatch(word)) or word.lower() in TITLES:
         return False
     if unknown:  # but one made of a corpus word where a capital says nothing, as the reading reads it (`Tipping`)
-        return not (case == "title" or _opens(sentence, start)) or not all(english(p, words.source) for p in parts)
+        return not (case == "title" or opens(sentence, start)) or not all(english(p, words.source) for p in parts)
     if words.cased:
-        return (both or not _in_phrase(sentence, start, word, words)) and all(
+        return (both or not in_phrase(sentence, start, word, words)) and all(
             part in words.forms and words.forms[part] == typed for part, typed in zip(parts, word.split("-"))) or (
             titled and case in ("as written", "lower") and _marked(word, sentence, start, words))
     return both and case == "as written" and bool(sentence[:start].strip(" \"'«“‘([{"))
@@ -145,7 +120,7 @@ def _given_marked(word: str, possessive: str | None, sentence: str, start: int, 
     small = case == "lower" and word.islower()  # no capital to go by: `the holly`, `a robin` are words
     typed = small or word.istitle() or case == "upper" and word.isupper()
     if not typed or "-" in word or not words.seldom or word.lower() in words.forms or not given(word) or \
-            _determined(sentence, start):  # `my sister's`, `the Rose Garden`: a common noun
+            determined(sentence, start):  # `my sister's`, `the Rose Garden`: a common noun
         return False
     end = start + len(word)
     if not small and common(word, words) or possessive or SUBJECT.match(" " + word) and SUBJECT.match(sentence, end):
@@ -162,7 +137,7 @@ def _letter(word: str, sentence: str, start: int, case: str) -> bool:
     A TRIP`)."""
     after_a_word = start >= 2 and sentence[start - 2].isalpha() and sentence[start - 1] == " " and \
         sentence[start + 1:start + 2] not in ("'", "’")  # not `Z's`
-    return len(word) == 1 and word.isupper() and word != "I" and after_a_word and not _opens(sentence, start) and (
+    return len(word) == 1 and word.isupper() and word != "I" and after_a_word and not opens(sentence, start) and (
         word != "A" or case not in ("upper", "title"))
 
 
@@ -174,12 +149,12 @@ def _place_typed(word: str, case: str, words: CorpusWords) -> bool:
         rare(word, words) or word.lower() in words.forms)
 
 
-def _determined(sentence: str, start: int) -> bool:
+def determined(sentence: str, start: int) -> bool:
     """Whether the word at `start` in `sentence` follows an article or a possessive (`the`, `my`)."""
     return _DETERMINER.search(sentence, max(0, start - REACH), start) is not None
 
 
-def _in_phrase(sentence: str, start: int, word: str, words: CorpusWords) -> bool:
+def in_phrase(sentence: str, start: int, word: str, words: CorpusWords) -> bool:
     """Whether `word` at `start` in `sentence` and the word before or after it are one of the corpus's phrases
     (`Christmas Eve`: `la veille de Noël`), which French renders whole, not word by word."""
     before, after = _BEFORE.search(sentence, max(0, start - REACH), start), _AFTER.match(sentence, start + len(word))
@@ -192,7 +167,7 @@ def _acronym_placed(word: str, sentence: str, start: int, words: CorpusWords) ->
     in small letters, is an acronym by its place: of ACRONYM_LETTERS at most or a pronoun after an article or a
     possessive (`the UN`, `the WHO`, `our IT team`: a pronoun takes none); not one the corpus writes in capitals and
     translates as a word (`the TV`, `your ID`: `CorpusWords.cased`)."""
-    return word not in words.cased and _determined(sentence, start) and (
+    return word not in words.cased and determined(sentence, start) and (
         len(word) <= ACRONYM_LETTERS or word.lower() in PRONOUNS)
 
 
@@ -214,34 +189,43 @@ def _marked(word: str, sentence: str, start: int, words: CorpusWords) -> bool:
     end, small = start + len(word), word.lower()
     if small in TITLES | DETERMINERS | JOINING or small in ENGLISH_WORDS or beside_a_number(sentence, start, end):
         return False  # a title, a word of grammar or a number (`in The Guardian`, `Lesson Two`), a label (`Gate 12`)
-    if _opens(sentence, start):  # its capital is the place's; with a possessive too (`Grace's`, but `Life's too short`)
+    if opens(sentence, start):  # its capital is the place's; with a possessive too (`Grace's`, but `Life's too short`)
         return False
-    run = _run(sentence, start, words)
-    if _determined(sentence, run[0][0]):  # `the Mayor`, `the Winter Olympics`: a title or an institution's
+    run = capitalised_run(sentence, start, words)
+    if determined(sentence, run[0][0]):  # `the Mayor`, `the Winter Olympics`: a title or an institution's
         return any(_unknown(part, words) for _, part in run) and run[-1][0] != start and word not in words.cased
     if len(run) == 1:
         return _small(word, words)
-    if run[-1][0] == start or any(f"{a} {b}".lower() in words.phrases for (_, a), (_, b) in zip(run, run[1:])):
+    if run[-1][0] == start or phrased(run, words):
         return False  # a run's last word names what it is (`Station`, `Bakery`), which French translates
     return word not in words.cased and any(_unknown(part, words) or _small(part, words) for _, part in run)
 
 
-def _opens(sentence: str, start: int) -> bool:
+def opens(sentence: str, start: int) -> bool:
     """Whether the word at `start` in `sentence` begins a clause: its capital is the place's."""
-    return not sentence[:start].strip(" \"'«“‘([{") or CLAUSE.search(sentence, max(0, start - 3), start) is not None
+    return _LEAD.match(sentence).end() >= start or CLAUSE.search(sentence, max(0, start - 3), start) is not None
 
 
-def _run(sentence: str, start: int, words: CorpusWords) -> list[tuple[int, str]]:
+_LEAD = re.compile(r"[ \"'«“‘(\[{]*")  # what may stand before a sentence's first word; matched, not sliced: linear
+
+
+def capitalised_run(sentence: str, start: int, words: CorpusWords) -> list[tuple[int, str]]:
     """The capitalised words typed one space apart around the word at `start` in `sentence` (a possessive between:
     `Rose's Bakery`), each by its start; not a word the corpus writes small that begins a clause without a possessive,
     whose capital is the place's (`Ask Summer`, `Dear Grace`; not `Valentine's Day`, `Christmas Day`)."""
     run, at = [], start
     while before := _BEFORE.search(sentence, max(0, at - REACH), at):
-        if _opens(sentence, before.start()) and _small(before["word"], words) and not before["tail"]:
+        if opens(sentence, before.start()) and _small(before["word"], words) and not before["tail"]:
             break
         at = before.start()
         run.insert(0, (at, before["word"]))
-    run.append((start, _WORD.match(sentence, start)["word"]))
+    run.append((start, WORD.match(sentence, start)["word"]))
     while after := _AFTER.match(sentence, run[-1][0] + len(run[-1][1])):
         run.append((after.start("word"), after["word"]))
     return run
+
+
+def phrased(run: list[tuple[int, str]], words: CorpusWords) -> bool:
+    """Whether two words of `run` (`capitalised_run`) are one of the corpus's phrases (`Happy New Year`, `Christmas
+    Eve`), which French renders whole, not word by word."""
+    return any(f"{a} {b}".lower() in words.phrases for (_, a), (_, b) in zip(run, run[1:]))
