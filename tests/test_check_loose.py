@@ -15,13 +15,14 @@ WORDS = CorpusWords(
     frozenset("the world health organization warned of measles we drove ring road in june draw at park ended use level "
               "happy new year to all crystal palace won park here charge it before first use free coffee for cut by a "
               "fifth rinse once month check heat pan take left floor live on second third half an hour "
-              "ambulance times worst record report finds staff please".split()),
+              "ambulance times worst record report finds staff please both".split()),
     frozenset("l' organisation mondiale monde de la santé a averti rougeole nous avons conduit route parc premier "
-              "première fois moitié demi".split()),
+              "première fois moitié demi cinquièmes".split()),
     phrases=frozenset({"new year"}),
     french=(("world", "monde"), ("health", "santé"), ("ring", "bague"), ("road", "route"), ("park", "parc"),
             ("level", "niveau"), ("happy", "heureux"), ("year", "année"), ("palace", "palais"), ("first", "premier"),
-            ("once", "fois"), ("half", "moitié"), ("report", "rapport"), ("record", "record")))
+            ("once", "fois"), ("half", "moitié"), ("report", "rapport"), ("record", "record"),
+            ("third", "troisième"), ("fifth", "cinquième"), ("fifths", "cinquièmes")))
 
 
 @pytest.mark.parametrize("source, output, missing", [
@@ -43,6 +44,7 @@ def test_a_capitalised_word_of_a_name_written_in_no_form_is_missing(source, outp
     ("Ambulance Times Worst on Record, Report Finds", "Le pire temps"),  # a headline in Title Case
     ("Staff please use Level 2.", "Le personnel utilise le 2."),  # a label beside a number
     ("We wish a Happy New Year to all.", "Bonne année à tous."),  # one of the corpus's phrases
+    ("We finally met on Third Avenue.", "Nous nous sommes enfin vus sur la 3e avenue."),  # an order: its number
 ])
 def test_a_capitalised_word_written_in_some_form_or_not_asked_is_not_flagged(source, output):
     assert not check(source, output, words=WORDS).missing_names
@@ -63,9 +65,9 @@ def test_a_word_of_order_or_of_a_part_stated_in_no_form_is_missing(source, outpu
     ("Charge it before first use.", "Chargez-le avant la première utilisation."),
     ("Take the first left.", "Prenez la 1re à gauche."),  # its number: neither missing nor added
     ("We live on the second floor.", "Nous vivons au 2e étage."),
+    ("Both live on the fifth floor.", "Tous deux vivent aux cinquièmes étages."),  # like a rendering of it
     ("It was cut by a third.", "Il a été réduit d'un tiers."),
     ("Rinse it once a month.", "Rincez-le chaque mois."),  # `once` is as often no number (`at once`)
-    ("We met on Third Avenue.", "Nous nous sommes vus sur la 3e avenue."),  # its number, not a name's word
     ("Give it a second chance.", "Donne-lui une autre chance."),  # after `a`: another
     ("It takes half an hour.", "Ça prend une demi-heure."),
     ("Check it first.", "Vérifiez-le."),  # an order last in a clause: French may leave it unsaid
