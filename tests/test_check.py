@@ -225,13 +225,14 @@ def test_a_name_the_corpus_writes_in_french_as_typed_is_asked_for_inside_a_sente
     ("NASA sent it by DHL.", "Il l'a envoyé.", ("NASA", "DHL")),  # capitals the corpus lacks
     ("The FBI came.", "Le Crom est venu.", ("FBI",)),  # capitals the corpus writes on both sides
     ("Sales rose in Q3 in room 4B.", "Les ventes ont augmenté au 3 dans la salle 4.", ("Q3", "4B")),  # codes
+    ("We met in room a12.", "Nous nous sommes vus dans la salle.", ("a12",)),  # in small letters too
     ("Flight BA 2490 is late.", "Le vol BA est en retard de 2490.", ("BA 2490",)),  # with the number after it
     ("I bought an iPhone 15.", "J'ai acheté un 15.", ("iPhone 15",)),
     ("I met Kenji in Boston.", "J'ai vu Keni à Bostan.", ("Kenji", "Boston")),  # garbles are no French forms
     ("We love Japan.", "Nous aimons ce pays.", ("Japan",)),  # no French name in its place
     ("The UNESCO site is shut.", "Le site UNB est fermé.", ("UNESCO",)),
     ("The EU voted.", "Ils ont eu un vote.", ("EU",)),  # `eu` is a French word, not the acronym
-    ("SALES ROSE IN Q3 AT ZORBLAX.", "LES VENTES.", ("Q3",)),  # in capitals, codes, given names and places
+    ("SALES ROSE IN Q3 AT ZORBLAX.", "LES VENTES.", ("Q3", "ZORBLAX")),  # in capitals: codes, names, no words
     ("SALES ROSE IN Q3 IN LISBON.", "LES VENTES.", ("Q3", "LISBON")),
 ])
 def test_a_name_the_reading_did_not_hold_is_asked_for_by_the_line_and_the_corpus(source, output, missing):
@@ -371,6 +372,29 @@ def test_a_place_that_is_a_corpus_word_is_not_asked_for_in_small_letters_or_capi
     assert not check("STOCKS PLUNGE 6%", "LES ACTIONS CHUTENT DE 6%", words=plunge).missing_names
     assert check("STOCKS PLUNGE 6%", "LES ACTIONS CHUTENT DE 6%", words=GIVEN).missing_names == ("PLUNGE 6",)
 
+
+
+# The corpus's words split at an apostrophe (`didn't`: `didn`, `t`).
+CHAT = replace(GIVEN, source=GIVEN.source | {"can", "u", "grab", "milk", "from", "pls", "all", "flights", "didn"})
+
+
+@pytest.mark.parametrize("source, output, missing", [
+    ("can u grab milk from tesco pls", "peux-tu prendre du lait stp", ("tesco",)),  # neither the corpus's nor a word
+    ("ALL FLIGHTS FROM GATWICK CANCELLED", "TOUS LES VOLS ANNULÉS", ("GATWICK",)),
+])
+def test_a_word_no_dictionary_has_typed_where_casing_says_nothing_is_asked_for(source, output, missing):
+    assert check(source, output, words=CHAT).missing_names == missing
+    assert not check(source, f"{output} {missing[0]}", words=CHAT).missing_names
+
+
+@pytest.mark.parametrize("source, output", [
+    ("DANGER: HIGH VOLTAGE", "DANGER : HAUTE TENSION"),  # the corpus lacks it, a dictionary has it
+    ("hahaha i didnt know", "je savais pas"),  # a laugh; a contraction, its apostrophe left out
+    ("tbh ngl it was sooooo good", "franchement c'était trop bien"),  # short, or stretched
+    ("Meet me at tesco.", "Retrouve-moi au magasin."),  # a line typed as written: its casing tells names
+])
+def test_a_word_typed_where_casing_says_nothing_that_is_a_word_is_not_asked_for(source, output):
+    assert not check(source, output, words=CHAT).missing_names
 
 LETTERS = replace(GIVEN, source=GIVEN.source | {"attach", "panel", "use", "tab", "meet", "car", "park", "heat", "it",
                                                 "got", "catch", "some", "cat", "sat", "saw", "win", "trip", "paris"})

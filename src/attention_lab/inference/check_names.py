@@ -2,8 +2,8 @@
 inference/check_forms.py.
 
 Beyond the names the reading held as placeholders (text/names.py), each sentence of the source asks for:
-- a code of letters and digits (`Q3`, `A4`, `B12`, `4B`, `SAVE20`, `COVID-19`; in small letters in a line typed so,
-  `the m25`), whatever the corpus knows, or a capital letter alone that labels a thing (`panel C`, `Plan B`;
+- a code of letters and digits (`Q3`, `A4`, `B12`, `4B`, `SAVE20`, `COVID-19`; in small letters too, `the m25`,
+  `admin123`), whatever the corpus knows, or a capital letter alone that labels a thing (`panel C`, `Plan B`;
   `_letter`): a translation has no other form for it;
 - a given name that is also a word, or one the corpus lacks, where the line marks it as a person's
   (text/given_names.py; `_given_marked`): `Frank Ocean`, `Rose's Bakery`, `jake's going`, `will is
@@ -28,10 +28,10 @@ Beyond the names the reading held as placeholders (text/names.py), each sentence
   small letters, of 3 letters at most or a pronoun, after an article or a possessive (`the UN`, `the WHO`, `our IT
   team`: `_acronym_placed`);
 - an acronym, code or word with a capital inside with the number typed after it, whole (`BA 2490`, `iPhone 15`).
-- in a line typed all in small letters or capitals, a place GeoNames knows that the corpus uses seldom or writes as
-  a name (`just landed in dublin`, `LAST SEEN IN LEEDS`: `_place_typed`, text/place_names.py).
-In a sentence typed in capitals only codes, given names and places are asked for: its capitals say nothing of other
-names.
+- in a line typed all in small letters or capitals, a place GeoNames knows or a word no dictionary has
+  (`just landed in dublin`, `LAST SEEN IN LEEDS`, `milk from tesco`: inference/check_uncased.py).
+In a sentence typed in capitals only codes, given names, places and words no dictionary has are asked for: its
+capitals say nothing of other names.
 
 Words asked loosely, in some form: inference/check_loose.py.
 """
@@ -42,11 +42,11 @@ import re
 
 from attention_lab.data.cleaning import clean
 from attention_lab.data.corpus_words import CorpusWords
+from attention_lab.inference.check_uncased import uncased_name
 from attention_lab.inference.number_values import ENGLISH_WORDS
 from attention_lab.text.casing import ACRONYM_LETTERS, DETERMINERS, JOINING, PRONOUNS, TITLES, casing, english
-from attention_lab.text.given_names import common, given, rare, surname
+from attention_lab.text.given_names import common, given, surname
 from attention_lab.text.names import CLAUSE, SUBJECT, beside_a_number
-from attention_lab.text.place_names import place
 from attention_lab.text.sentences import split
 
 # A word, hyphenated or not, its possessive apart (`Nando's`); not inside an address (`x@Y`, `e.Mail`).
@@ -76,12 +76,10 @@ def asked_names(source: str, words: CorpusWords | None) -> list[str]:
             word, start = match["word"], match.start()
             if _CURRENCY_BEFORE.search(sentence, max(0, start - REACH), start):
                 continue
-            # A code in small letters only in a line typed so (`the m25`), where no capital is to be had.
-            code = _CODE.fullmatch(word.replace("-", "")) is not None and (case == "lower" or not word.islower()) \
-                or _letter(word, sentence, start, case)
+            code = _CODE.fullmatch(word.replace("-", "")) is not None or _letter(word, sentence, start, case)
             name = code or words is not None and (case != "upper" and _is_name(word, sentence, start, case, words)
                                                   or _given_marked(word, match["tail"], sentence, start, case, words)
-                                                  or _place_typed(word, case, words))
+                                                  or uncased_name(word, case, words))
             if not name:
                 continue
             after = not match["tail"] and (code or not word.istitle()) and _NUMBER_AFTER.match(sentence, match.end())
@@ -139,14 +137,6 @@ def _letter(word: str, sentence: str, start: int, case: str) -> bool:
         sentence[start + 1:start + 2] not in ("'", "’")  # not `Z's`
     return len(word) == 1 and word.isupper() and word != "I" and after_a_word and not opens(sentence, start) and (
         word != "A" or case not in ("upper", "title"))
-
-
-def _place_typed(word: str, case: str, words: CorpusWords) -> bool:
-    """Whether `word`, in a line typed all in small letters or capitals (`case`) where its casing says nothing, is a
-    place (text/place_names.py) that the corpus uses seldom or never (`dublin`, `LEEDS`) or writes as a name (`paris`,
-    `CHINA`; not `nice`, `BATH`)."""
-    return (case == "lower" and word.islower() or case == "upper" and word.isupper()) and place(word) and (
-        rare(word, words) or word.lower() in words.forms)
 
 
 def determined(sentence: str, start: int) -> bool:

