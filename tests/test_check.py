@@ -375,7 +375,8 @@ def test_a_place_that_is_a_corpus_word_is_not_asked_for_in_small_letters_or_capi
 
 
 # The corpus's words split at an apostrophe (`didn't`: `didn`, `t`).
-CHAT = replace(GIVEN, source=GIVEN.source | {"can", "u", "grab", "milk", "from", "pls", "all", "flights", "didn"})
+CHAT = replace(GIVEN, source=GIVEN.source | {"can", "u", "grab", "milk", "from", "pls", "all", "flights", "didn", "got",
+                                            "deal"})
 
 
 @pytest.mark.parametrize("source, output, missing", [
@@ -391,6 +392,7 @@ def test_a_word_no_dictionary_has_typed_where_casing_says_nothing_is_asked_for(s
     ("DANGER: HIGH VOLTAGE", "DANGER : HAUTE TENSION"),  # the corpus lacks it, a dictionary has it
     ("hahaha i didnt know", "je savais pas"),  # a laugh; a contraction, its apostrophe left out
     ("tbh ngl it was sooooo good", "franchement c'était trop bien"),  # short, or stretched
+    ("got a last-minute deal", "j'ai eu une affaire de dernière minute"),  # hyphenated: words of the dictionary
     ("Meet me at tesco.", "Retrouve-moi au magasin."),  # a line typed as written: its casing tells names
 ])
 def test_a_word_typed_where_casing_says_nothing_that_is_a_word_is_not_asked_for(source, output):

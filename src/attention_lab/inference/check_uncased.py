@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 
 from attention_lab.data.corpus_words import CorpusWords
-from attention_lab.text.casing import english
 from attention_lab.text.dictionary import listed
 from attention_lab.text.given_names import rare
 from attention_lab.text.place_names import place
@@ -31,13 +30,12 @@ def _place(word: str, words: CorpusWords) -> bool:
 
 def _unlisted(word: str, words: CorpusWords) -> bool:
     """Whether `word` is a name by being no word: of UNLISTED letters at least, one neither the corpus's English (nor a
-    word of it with an English ending or a contraction's, its apostrophe left out: `peeled`, `didnt`) nor a dictionary
-    has (text/dictionary.py: `tesco`, `deliveroo`, `GATWICK`; not `VOLTAGE`), and no laugh or stretched word
-    (`hahaha`, `sooooo`)."""
+    word of it with a contraction's ending, its apostrophe left out: `didnt`) nor a dictionary has (text/dictionary.py:
+    `tesco`, `deliveroo`, `GATWICK`; not `VOLTAGE`), and no laugh or stretched word (`hahaha`, `sooooo`)."""
     small = word.lower()
     contracted = any(small.endswith(end) and small[: -len(end)] in words.source for end in _CONTRACTED)
-    return len(word) >= UNLISTED and "-" not in word and small not in words.source and not contracted and not english(
-        small, words.source) and not listed(small) and not _STRETCHED.search(small)
+    return len(word) >= UNLISTED and "-" not in word and small not in words.source and not contracted \
+        and not listed(small) and not _STRETCHED.search(small)
 
 
 UNLISTED = 5  # shorter, a word no dictionary has is as often a chat spelling as a name (`tbh`, `lmao`)
