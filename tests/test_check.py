@@ -376,7 +376,7 @@ def test_a_place_that_is_a_corpus_word_is_not_asked_for_in_small_letters_or_capi
 
 # The corpus's words split at an apostrophe (`didn't`: `didn`, `t`).
 CHAT = replace(GIVEN, source=GIVEN.source | {"can", "u", "grab", "milk", "from", "pls", "all", "flights", "didn", "got",
-                                            "deal"})
+                                            "deal", "love", "zorbing"})
 
 
 @pytest.mark.parametrize("source, output, missing", [
@@ -393,6 +393,7 @@ def test_a_word_no_dictionary_has_typed_where_casing_says_nothing_is_asked_for(s
     ("hahaha i didnt know", "je savais pas"),  # a laugh; a contraction, its apostrophe left out
     ("tbh ngl it was sooooo good", "franchement c'était trop bien"),  # short, or stretched
     ("got a last-minute deal", "j'ai eu une affaire de dernière minute"),  # hyphenated: words of the dictionary
+    ("we love zorbing", "on adore les boules"),  # the corpus's word, though no dictionary has it
     ("Meet me at tesco.", "Retrouve-moi au magasin."),  # a line typed as written: its casing tells names
 ])
 def test_a_word_typed_where_casing_says_nothing_that_is_a_word_is_not_asked_for(source, output):
