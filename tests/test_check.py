@@ -447,8 +447,10 @@ def test_in_a_line_typed_in_capitals_a_place_or_given_name_is_a_word_not_an_acro
 
 def test_a_long_line_is_checked_in_linear_work():
     marked, capitals = "my Sister's Page at Golden Dragon for $5 " * 5_000, "AB" * 100_000 + " #"
+    run = "we went to the " + "Golden Dragon " * 5_000 + "today"  # each word's run of capitals: the whole line's
     with linear_work(10):  # linear: about 2 s in all; each word looked back at from the line's start: minutes
         check(marked, marked, words=GIVEN)
+        check(run, "", words=GIVEN)
         check(capitals, capitals, Expected(carried=("#",)), GIVEN)
 
 

@@ -5,6 +5,7 @@ number; silent where the French writes them so, or where the line does not ask f
 from dataclasses import replace
 
 import pytest
+from conftest import linear_work
 
 from attention_lab.data.corpus_words import CorpusWords
 from attention_lab.inference.check import check
@@ -88,3 +89,9 @@ def test_a_word_of_order_stated_in_some_form_or_not_asked_is_not_flagged(source,
 ])
 def test_a_sign_between_capitalised_words_is_a_name_s_or_keys_to_write_as_typed(source, output, missing):
     assert check(source, output).missing_carried == missing
+
+
+def test_a_long_line_is_checked_in_linear_work():
+    capitalised = "Park at Ring Road, " * 20_000  # no small word of four letters: each word looked for one anew
+    with linear_work(10):  # linear: a few seconds; n² lookups: hours
+        check(capitalised, "", words=WORDS)

@@ -43,7 +43,7 @@ _PARTS = "|".join(word for word, (number, _) in ORDERS.items() if not number)
 # not last in a clause (`check it first.`, `First, ...`), where French may leave it unsaid. A fraction after `a` (`by
 # a fifth`), a part anywhere. Not `once`, as often no number (`at once`, `once in a while`).
 _ORDER = re.compile(rf"\b(?i:(?<!\ba )(?:{_ORDINALS})(?= +\w)|(?<=\ba )(?:{_FRACTIONS})|{_PARTS})\b")
-_SMALL_WORD = re.compile(r"\b[a-z]{4,}\b")  # none in a Title Case headline (`Report Finds`): no capital marks a name
+_SMALL_WORD = re.compile(r"\b[a-z]{4,}\b")  # a sentence typed as written has one; a headline in Title Case none
 _NOT_NAMES = TITLES | DETERMINERS | JOINING | PRONOUNS | set(ENGLISH_WORDS) | set(ORDERS)  # `Third Avenue`
 
 
@@ -55,6 +55,8 @@ def loosely_asked(source: str, words: CorpusWords | None) -> list[str]:
     found = []
     for sentence in split(clean(source)):
         case = casing(sentence)
+        if case == "as written" and not _SMALL_WORD.search(sentence):
+            case = "title"  # a headline in Title Case (`Report Finds`): no capital marks a name; looked for once
         for match in WORD.finditer(sentence):
             word, start = match["word"], match.start()
             if "-" not in word and word.lower() not in words.forms and (
@@ -77,9 +79,8 @@ def _inside(word: str, start: int, sentence: str, case: str, words: CorpusWords)
     inside a sentence typed as written (module doc)."""
     if not (case == "as written" and len(word) > 1 and word.istitle() and word.lower() in words.rendered):
         return False
-    return word.lower() not in _NOT_NAMES and _SMALL_WORD.search(sentence) is not None and not opens(sentence, start) \
-        and not beside_a_number(sentence, start, start + len(word)) and not phrased(
-            capitalised_run(sentence, start, words), words)
+    return word.lower() not in _NOT_NAMES and not opens(sentence, start) and not beside_a_number(
+        sentence, start, start + len(word)) and not phrased(capitalised_run(sentence, start, words), words)
 
 
 def missing_orders(source: str, output: str, written: set[Decimal], words: CorpusWords | None) -> tuple[str, ...]:

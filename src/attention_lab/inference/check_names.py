@@ -61,6 +61,7 @@ SHORT_ACRONYM = 2  # `OK`, `TV`, `ID`: the corpus writes them in capitals and tr
 _BEFORE = re.compile(r"(?<![\w'’.@/-])(?P<word>[A-Z][a-z]+(?:-[A-Z][a-z]+)*)(?P<tail>['’]s)? $")
 _AFTER = re.compile(r"(?:['’]s)? (?P<word>[A-Z][a-z]+(?:-[A-Z][a-z]+)*)(?![\w@/-]|\.\w)")
 _DETERMINER = re.compile(rf"\b(?i:{'|'.join(DETERMINERS)}) $")
+RUN_WORDS = 8  # the words of a run of capitals looked at on each side of one (`capitalised_run`)
 # How far back a pattern ending at a word is looked for (a word or two and a space; a currency sign): searched from
 # the line's start, each word's look took n² steps on a long line.
 REACH = 60
@@ -202,15 +203,17 @@ _LEAD = re.compile(r"[ \"'«“‘(\[{]*")  # what may stand before a sentence's
 def capitalised_run(sentence: str, start: int, words: CorpusWords) -> list[tuple[int, str]]:
     """The capitalised words typed one space apart around the word at `start` in `sentence` (a possessive between:
     `Rose's Bakery`), each by its start; not a word the corpus writes small that begins a clause without a possessive,
-    whose capital is the place's (`Ask Summer`, `Dear Grace`; not `Valentine's Day`, `Christmas Day`)."""
+    whose capital is the place's (`Ask Summer`, `Dear Grace`; not `Valentine's Day`, `Christmas Day`). RUN_WORDS at
+    most each side: a name is no longer, and each word of a line of capitals took the whole line's run, n² steps."""
     run, at = [], start
-    while before := _BEFORE.search(sentence, max(0, at - REACH), at):
+    while len(run) < RUN_WORDS and (before := _BEFORE.search(sentence, max(0, at - REACH), at)):
         if opens(sentence, before.start()) and _small(before["word"], words) and not before["tail"]:
             break
         at = before.start()
         run.insert(0, (at, before["word"]))
     run.append((start, WORD.match(sentence, start)["word"]))
-    while after := _AFTER.match(sentence, run[-1][0] + len(run[-1][1])):
+    last = len(run) + RUN_WORDS
+    while len(run) < last and (after := _AFTER.match(sentence, run[-1][0] + len(run[-1][1]))):
         run.append((after.start("word"), after["word"]))
     return run
 
