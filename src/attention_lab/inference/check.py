@@ -97,7 +97,7 @@ class Findings:
 WHAT = {"missing_numbers": "numbers of the source not in the translation",
         "added_numbers": "numbers in the translation that the source lacks",
         "missing_names": "names of the source not in the translation",
-        "missing_carried": "text carried around the model not in the translation",
+        "missing_carried": "text to keep as typed not in the translation",
         "missing_terms": "glossary terms not in the translation",
         "placeholders": "placeholders left in the translation",
         "missing_units": "units of the source not in the translation"}
