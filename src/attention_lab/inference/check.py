@@ -10,11 +10,11 @@
 - `missing_names`: a name the French does not write, as typed or in a French form (`Japon`, `ONU`, `OMS`): one read
   as a placeholder (text/names.py), a code (`Q3`, `B12`), a word in capitals or capitalised that the corpus lacks or
   writes as a name on both sides (`NASA`, `Seville`, `Boston`), a word it writes small that the line marks as a name
-  (`Tell Bill`, `Golden Dragon`), an acronym that is a word after an article (`the UN`), a place or a word no dictionary
-  has in a line typed in small letters or capitals (`dublin`, `tesco`, `GATWICK`), a letter that labels a thing (`panel C`); a given name or a capitalised word
-  of a name written in no form, neither as typed nor as a word the corpus renders it by (`happy bday dawn`, with
-  neither `Dawn` nor `aube`; `Goodison Park` with neither `Park` nor `parc`): inference/check_names.py,
-  check_forms.py, check_loose.py;
+  (`Tell Bill`, `Golden Dragon`), an acronym that is a word after an article (`the UN`), a place or a word no
+  dictionary has in a line typed in small letters or capitals (`dublin`, `tesco`, `GATWICK`), a letter that labels a
+  thing (`panel C`); a given name or a capitalised word of a name written in no form, neither as typed nor as a
+  word the corpus renders it by (`happy bday dawn`, with neither `Dawn` nor `aube`; `Goodison Park` with neither
+  `Park` nor `parc`): inference/check_names.py, check_forms.py, check_loose.py;
 - `missing_carried`: text carried around the model (text/symbols.py) that the French lacks, or does not write
   against the digits or capitals it was typed against (`Blue#2025` needs `#2025`, `B&B` and `572♥` themselves); an
   `&` or `+` between capitalised words, a name's or keys' (`Harwood & Finch`, not `et`; `Ctrl + Shift + T`);
